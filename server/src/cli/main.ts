@@ -1,0 +1,70 @@
+/**
+ * `toonlens` command-line entry: dispatches to one module per command.
+ * Every command shares the server's core, so CI and the editor give the same answers.
+ */
+import { processIO, type CliIO } from './io';
+import { VERSION } from '../version';
+
+type Command = (argv: string[], io: CliIO) => Promise<number>;
+
+const commands: Record<string, () => Promise<Command>> = {
+  check: async () => (await import('./check')).run,
+  profile: async () => (await import('./engine')).runProfile,
+  convert: async () => (await import('./engine')).runConvert,
+  plan: async () => (await import('./engine')).runPlan,
+  validate: async () => (await import('./engine')).runValidate,
+  decode: async () => (await import('./engine')).runDecode,
+  apply: async () => (await import('./apply')).run,
+  'schema-diff': async () => (await import('./schemaDiff')).run,
+};
+
+export const HELP = `toonlens ${VERSION} — TOON savings for markdown, diagnostics for agent JSON
+
+Usage: toonlens <command> [options]
+
+Commands:
+  check [--format text|json|sarif] [--fix] <files|dirs|globs…>   diagnose agent JSON documents
+  profile <file|--stdin> [--json]                                 profile a markdown document
+  convert <file|--stdin> [--json] [--mode lossless|record|budget] convert markdown to a TOON candidate
+  plan <file|--stdin> [--json] [--out HYBRID.md]                  per-section plan and hybrid document
+  validate FILE.toon                                               strict TOON decode check
+  decode FILE.toon [--out FILE]                                    decode TOON to JSON
+  apply <report.json> [--tier auto|confirm|all] [--dry-run]        apply a report's exact_edits safely
+  schema-diff <old.json> <new.json> [--role input|output]          classify schema changes
+
+Run 'toonlens <command> --help' for a command's options. 'toonlens --version' prints the version.
+`;
+
+export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(HELP);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout(`${VERSION}\n`);
+    return 0;
+  }
+  const load = commands[name];
+  if (!load) {
+    io.stderr(`toonlens: unknown command '${name}'\n\n${HELP}`);
+    return 2;
+  }
+  const command = await load();
+  return command(rest, io);
+}
+
+/** Runs the CLI on this process's arguments and sets the exit code. */
+export function runFromProcess(): void {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`toonlens: internal error: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+      process.exitCode = 2;
+    },
+  );
+}
+
+if (require.main === module) runFromProcess();

@@ -1,0 +1,2 @@
+/** The product version, kept in step with package.json by a unit test. */
+export const VERSION = '0.1.0';
