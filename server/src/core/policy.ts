@@ -1,0 +1,137 @@
+/**
+ * The producer's decision policy (verdict-engine.md §4, §6, §7), in one place.
+ *
+ * The engine calls these functions to decide, and the verdict rules call the same
+ * functions to recompute what a document should say, so the two can never drift.
+ * Every decision is made from integers and warning codes, never from rounded
+ * wire percentages.
+ */
+
+/** Frozen: a conversion must save at least this percentage (unrounded) to be recommended. */
+export const MIN_CONVERT_SAVINGS_PCT = 5;
+
+export type Verdict = 'convert' | 'keep_markdown' | 'split_first' | 'review' | 'refused';
+export type Mode = 'lossless' | 'record' | 'budget';
+export type WarningSeverity = 'info' | 'warning';
+
+export const VERDICTS: readonly Verdict[] = ['convert', 'keep_markdown', 'split_first', 'review', 'refused'];
+
+/** The v1 warning registry: code → severity (verdict-engine.md §5). */
+export const WARNING_SEVERITY: Readonly<Record<string, WarningSeverity>> = {
+  duplicate_rule: 'warning',
+  vague_rule: 'warning',
+  long_section: 'info',
+  split_candidate: 'info',
+  low_coverage: 'warning',
+  lossy_applied: 'warning',
+  negative_savings: 'warning',
+  target_not_reached: 'warning',
+  budget_refused: 'warning',
+};
+
+/** Warning codes that send a verdict to split_first. */
+export const SPLIT_CODES: readonly string[] = ['long_section', 'split_candidate'];
+
+export interface WarningLike {
+  code: string;
+  severity?: string;
+}
+
+/** Unrounded savings percent; 0 when the source is empty. */
+export function rawSavingsPct(source: number, toon: number): number {
+  return source === 0 ? 0 : ((source - toon) / source) * 100;
+}
+
+/** Wire rounding: one decimal, half up, and never −0. */
+export function roundPct(x: number): number {
+  const r = Math.round(x * 10) / 10;
+  return Object.is(r, -0) ? 0 : r;
+}
+
+export interface DecisionInputs {
+  /** Step 1 applies: budget mode, the lossless attempt missed the target, lossy not allowed. */
+  refused: boolean;
+  /** Source characters (integer). */
+  source: number;
+  /** Candidate characters (integer). */
+  toon: number;
+  warnings: readonly WarningLike[];
+}
+
+/** Which step of §6 decided, for explanations in hovers and quick-fix titles. */
+export interface Decision {
+  verdict: Verdict;
+  because: string;
+}
+
+/** §6: the first rule that matches wins. */
+export function decide(inputs: DecisionInputs): Decision {
+  if (inputs.refused) return { verdict: 'refused', because: 'budget target missed losslessly and lossy output not allowed' };
+  const split = inputs.warnings.find((w) => SPLIT_CODES.includes(w.code));
+  if (split) return { verdict: 'split_first', because: `warning \`${split.code}\`` };
+  const savings = inputs.source - inputs.toon;
+  if (savings <= 0) return { verdict: 'keep_markdown', because: `savings ${savings} ≤ 0` };
+  const pct = rawSavingsPct(inputs.source, inputs.toon);
+  if (pct < MIN_CONVERT_SAVINGS_PCT) {
+    return { verdict: 'keep_markdown', because: `savings ${pct.toFixed(2)}% < ${MIN_CONVERT_SAVINGS_PCT}%` };
+  }
+  if (inputs.warnings.length > 0) return { verdict: 'review', because: `warning \`${inputs.warnings[0]!.code}\`` };
+  return { verdict: 'convert', because: `saves ${pct.toFixed(2)}% with no warning` };
+}
+
+/** Severity of a warning as the registry says; falls back to the recorded one for unknown codes. */
+export function warningSeverity(w: WarningLike): string | undefined {
+  return WARNING_SEVERITY[w.code] ?? w.severity;
+}
+
+export interface SafetyInputs {
+  verdict: string;
+  mode: string;
+  lossless: boolean;
+  valid: boolean;
+  /** measured_chars.savings (integer). */
+  savings: number;
+  warnings: readonly WarningLike[];
+}
+
+export interface SafetyDecision {
+  safe: boolean;
+  /** The first clause that fails, in words ("warning `duplicate_rule` has severity warning"), or why it holds. */
+  because: string;
+}
+
+/**
+ * safe_to_auto_apply = verdict convert ∧ mode lossless ∧ flags.lossless ∧ flags.valid ∧ savings > 0
+ * ∧ no warning of severity warning. Uses the recorded severity of each warning (the wire is the contract).
+ */
+export function safeToAutoApply(i: SafetyInputs): SafetyDecision {
+  if (i.verdict !== 'convert') return { safe: false, because: `verdict is ${i.verdict}` };
+  if (i.mode !== 'lossless') return { safe: false, because: `mode is ${i.mode}` };
+  if (!i.lossless) return { safe: false, because: 'flags.lossless is false' };
+  if (!i.valid) return { safe: false, because: 'flags.valid is false' };
+  if (!(i.savings > 0)) return { safe: false, because: `savings ${i.savings} ≤ 0` };
+  const w = i.warnings.find((x) => x.severity === 'warning');
+  if (w) return { safe: false, because: `warning \`${w.code}\` has severity warning` };
+  return { safe: true, because: 'convert, lossless, valid, saves, no warning-severity warning' };
+}
+
+/** §7: a section converts iff its verdict is convert and its candidate is valid and present. */
+export function sectionAction(verdict: string, valid: boolean, hasCandidate: boolean): 'convert' | 'keep' {
+  return verdict === 'convert' && valid && hasCandidate ? 'convert' : 'keep';
+}
+
+/** §7: recommend_hybrid = ≥ 1 converted section ∧ net savings > 0 ∧ unrounded net percent ≥ MIN. */
+export function recommendHybrid(converted: number, netSource: number, netHybrid: number): boolean {
+  const savings = netSource - netHybrid;
+  return converted >= 1 && savings > 0 && rawSavingsPct(netSource, netHybrid) >= MIN_CONVERT_SAVINGS_PCT;
+}
+
+/** §7: plan safe_to_auto_apply. */
+export function planSafeToAutoApply(
+  recommend: boolean,
+  converted: number,
+  allConvertedSafe: boolean,
+  reassemblyVerified: boolean,
+): boolean {
+  return recommend && converted >= 1 && allConvertedSafe && reassemblyVerified;
+}
