@@ -1,0 +1,193 @@
+#!/usr/bin/env node
+// One runner for the real-editor tests (`npm run test:e2e`).
+//   1. Builds the extension and bundles the mocha suite (test/e2e/suite → dist/e2e/index.js).
+//   2. Copies the fixture workspace to a fresh temp folder (the tests edit files in it).
+//   3. Tries @vscode/test-electron: where VS Code can be downloaded, the suite runs there.
+//   4. Otherwise (these machines are offline): installs code-server's bundled VS Code server, headless
+//      Debian chromium and playwright-core (test/e2e/setup.sh, idempotent, into .e2e/), starts the server
+//      with the smoke-test driver and opens the workbench with extensionDevelopmentPath/extensionTestsPath
+//      in the URL payload; the extension host runs the suite and reports its exit code back.
+//   --screenshots also takes the README's screenshots (docs/images/) from the same server.
+// Exit: 0 passed, 1 failed, 2 infrastructure error. Env: VSCODE_E2E_FORCE=1 skips test-electron.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const e2eDir = path.join(repo, 'test', 'e2e');
+const E2E_HOME = process.env.E2E_HOME ?? path.join(repo, '.e2e');
+const takeScreenshots = process.argv.includes('--screenshots');
+const t0 = Date.now();
+const lap = (what) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1)}s] ${what}`);
+
+function sh(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: repo, ...opts });
+  return r.status ?? 2;
+}
+
+async function build() {
+  if (sh('npm', ['run', 'build', '--silent']) !== 0) throw new Error('npm run build failed');
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    entryPoints: [path.join(e2eDir, 'suite', 'index.ts')],
+    outfile: path.join(repo, 'dist', 'e2e', 'index.js'),
+    bundle: true, platform: 'node', format: 'cjs', target: 'node20',
+    external: ['vscode', 'mocha'], logLevel: 'warning',
+  });
+}
+
+function freshWorkspace() {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'toonlens-ws-'));
+  fs.cpSync(path.join(e2eDir, 'workspace'), ws, { recursive: true });
+  return fs.realpathSync(ws);
+}
+
+async function viaTestElectron(ws) {
+  if (process.env.VSCODE_E2E_FORCE === '1') return undefined;
+  let exe;
+  try {
+    const te = await import('@vscode/test-electron');
+    exe = await te.downloadAndUnzipVSCode({ version: process.env.VSCODE_VERSION ?? 'stable', timeout: 15000 });
+    lap(`VS Code downloaded: ${exe}`);
+    await te.runTests({
+      vscodeExecutablePath: exe, extensionDevelopmentPath: repo,
+      extensionTestsPath: path.join(repo, 'dist', 'e2e', 'index.js'),
+      launchArgs: [ws, '--disable-extensions'],
+    });
+    return 0;
+  } catch (err) {
+    if (!exe) {
+      lap(`@vscode/test-electron cannot download VS Code (${String(err.message).split('\n')[0]}); using the VS Code server`);
+      return undefined;
+    }
+    console.error('tests failed:', err);
+    return 1;
+  }
+}
+
+/** Environment of the e2e scripts (contained HOME/TMPDIR, Node 24 on PATH), read from env.sh. */
+function e2eEnv() {
+  const r = spawnSync('bash', ['-c', `. "${path.join(e2eDir, 'env.sh')}" && env -0`], {
+    env: { ...process.env, E2E_HOME }, encoding: 'utf8', maxBuffer: 1 << 24,
+  });
+  const env = {};
+  for (const kv of r.stdout.split('\0')) {
+    const i = kv.indexOf('=');
+    if (i > 0) env[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  return env;
+}
+
+async function startServer(env) {
+  const data = fs.mkdtempSync(path.join(env.TMPDIR, 'run-'));
+  for (const d of ['user', 'ext', 'server']) fs.mkdirSync(path.join(data, d), { recursive: true });
+  const log = fs.openSync(path.join(data, 'server.log'), 'w');
+  const child = spawn(env.E2E_NODE, [env.E2E_SERVER_MAIN,
+    '--host', '127.0.0.1', '--port', '0', '--without-connection-token', '--accept-server-license-terms',
+    '--server-data-dir', path.join(data, 'server'), '--user-data-dir', path.join(data, 'user'),
+    '--extensions-dir', path.join(data, 'ext'), '--telemetry-level', 'off', '--disable-workspace-trust',
+    '--enable-smoke-test-driver'], { env: { ...env, XDG_RUNTIME_DIR: data }, stdio: ['ignore', log, log], detached: true });
+  const logPath = path.join(data, 'server.log');
+  for (let i = 0; i < 300; i++) {
+    const m = fs.readFileSync(logPath, 'utf8').match(/Extension host agent listening on (\d+)/);
+    if (m) return { url: `http://127.0.0.1:${m[1]}`, stop: () => { try { process.kill(-child.pid, 'SIGTERM'); } catch {} }, logPath };
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  try { process.kill(-child.pid, 'SIGKILL'); } catch {}
+  throw new Error(`VS Code server did not start:\n${fs.readFileSync(logPath, 'utf8').slice(-3000)}`);
+}
+
+function loadPlaywright(env) {
+  return createRequire(path.join(env.E2E_TOOLS, 'package.json'))('playwright-core');
+}
+
+async function launchBrowser(env) {
+  const { chromium } = loadPlaywright(env);
+  return chromium.launch({
+    executablePath: process.env.E2E_CHROMIUM ?? '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-sync',
+      '--disable-background-networking', '--disable-component-update', '--password-store=basic', '--disable-quic'],
+    env: { ...env, HOME: env.HOME, TMPDIR: env.TMPDIR },
+  });
+}
+
+const remoteUri = (server, p) => `vscode-remote://${new URL(server).host}${path.resolve(p)}`;
+function workbenchUrl(server, folder, payload) {
+  return `${new URL(server).origin}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}
+
+/** Prints what the extension host logs (mocha's reporter): those console calls carry $logExtensionHostMessage on their stack. */
+async function forwardExtensionHostConsole(page) {
+  const MARK = '__toonlens_ext_host__';
+  await page.addInitScript((mark) => {
+    for (const m of ['log', 'info', 'warn', 'error']) {
+      const orig = console[m];
+      console[m] = function (...args) {
+        const fromExtHost = (new Error().stack || '').includes('$logExtensionHostMessage');
+        return orig.apply(this, fromExtHost ? [mark, ...args] : args);
+      };
+    }
+  }, MARK);
+  page.on('console', async (msg) => {
+    let vals = await Promise.all(msg.args().map((a) => a.jsonValue().catch(() => String(a))));
+    if (vals[0] !== MARK) return;
+    vals = vals.slice(1);
+    const lvl = typeof vals[0] === 'string' && /^%c\s*(TRACE|DEBUG|INFO|WARN|ERR)\s*$/.test(vals[0]);
+    if (lvl) vals = vals.slice(2);
+    const { format } = await import('node:util');
+    const text = format(...vals).replace(/^\[Extension Host\] ?/, '').replace(/ \(at [^)]*\)\s*$/, '').replace(/\n$/, '');
+    process.stdout.write(`${text}\n`);
+  });
+}
+
+async function runSuiteInServer(env, server, ws) {
+  const browser = await launchBrowser(env);
+  try {
+    const page = await browser.newPage();
+    await forwardExtensionHostConsole(page);
+    let onExit;
+    const exited = new Promise((r) => { onExit = r; });
+    await page.exposeFunction('codeAutomationExit', (c) => onExit(c));
+    const url = workbenchUrl(server.url, ws, [
+      ['extensionDevelopmentPath', remoteUri(server.url, repo)],
+      ['extensionTestsPath', remoteUri(server.url, path.join(repo, 'dist', 'e2e', 'index.js'))],
+      ['skipWelcome', 'true'], ['skipReleaseNotes', 'true'],
+    ]);
+    await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60000 });
+    const timeoutMs = Number(process.env.E2E_TEST_TIMEOUT_MS ?? 240000);
+    const result = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), timeoutMs))]);
+    if (result === 'timeout') { lap(`TIMEOUT after ${timeoutMs} ms`); return 2; }
+    lap(`extension host exited with code ${result}`);
+    return Number.isInteger(result) ? result : 2;
+  } finally {
+    await browser.close().catch(() => {});
+  }
+}
+
+async function main() {
+  await build();
+  const ws = freshWorkspace();
+  lap(`workspace ${ws}`);
+  const viaElectron = await viaTestElectron(ws);
+  if (viaElectron !== undefined) return viaElectron;
+  if (sh('bash', [path.join(e2eDir, 'setup.sh')], { env: { ...process.env, E2E_HOME } }) !== 0) return 2;
+  const env = e2eEnv();
+  const server = await startServer(env);
+  lap(`VS Code server ${server.url}`);
+  try {
+    const code = await runSuiteInServer(env, server, ws);
+    if (code === 0 && takeScreenshots) {
+      const { takeReadmeScreenshots } = await import('./screenshots.mjs');
+      await takeReadmeScreenshots({ env, server, repo, launchBrowser: () => launchBrowser(env), remoteUri, workbenchUrl, freshWorkspace, lap });
+    }
+    return code;
+  } finally {
+    server.stop();
+  }
+}
+
+main().then((code) => process.exit(code), (err) => { console.error(`[e2e] ${err.stack ?? err}`); process.exit(2); });

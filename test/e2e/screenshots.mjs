@@ -1,0 +1,73 @@
+// Takes the README's screenshots from the real editor (VS Code server + headless chromium), from the current code:
+//   docs/images/codelens.png   code lenses on a markdown file
+//   docs/images/hover.png      a section verdict hover on a heading
+//   docs/images/quickfix.png   report diagnostics with the quick-fix menu open
+import path from 'node:path';
+import fs from 'node:fs';
+
+async function openEditor(ctx, browser, ws, rel) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+  const url = ctx.workbenchUrl(ctx.server.url, ws, [
+    ['extensionDevelopmentPath', ctx.remoteUri(ctx.server.url, ctx.repo)],
+    ['openFile', ctx.remoteUri(ctx.server.url, path.join(ws, rel))],
+    ['skipWelcome', 'true'], ['skipReleaseNotes', 'true'],
+  ]);
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60000 });
+  await page.locator('.part.editor .monaco-editor .view-lines').first().waitFor({ timeout: 60000 });
+  return page;
+}
+
+const editorText = (page, text, timeout = 60000) =>
+  page.waitForFunction((t) => [...document.querySelectorAll('.part.editor .monaco-editor')]
+    .some((r) => r.innerText.replace(/\u00a0/g, ' ').includes(t)), text, { timeout, polling: 250 });
+
+/** Puts the cursor at (line, column) through the Go to Line quick input (1-based). */
+async function goTo(page, line, column) {
+  await page.locator('.part.editor .monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+G');
+  await page.keyboard.type(`${line}:${column}`);
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(300);
+}
+
+export async function takeReadmeScreenshots(ctx) {
+  const out = path.join(ctx.repo, 'docs', 'images');
+  fs.mkdirSync(out, { recursive: true });
+  const browser = await ctx.launchBrowser();
+  try {
+    {
+      const ws = ctx.freshWorkspace();
+      const page = await openEditor(ctx, browser, ws, 'AGENTS.md');
+      await editorText(page, 'TOON −');
+      await page.waitForTimeout(800);
+      await page.screenshot({ path: path.join(out, 'codelens.png') });
+      ctx.lap('screenshot docs/images/codelens.png');
+      const line = fs.readFileSync(path.join(ws, 'AGENTS.md'), 'utf8').split('\n').findIndex((l) => l.startsWith('## Services')) + 1;
+      await goTo(page, line, 5);
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+I');
+      await page.locator('.monaco-hover').first().waitFor({ timeout: 20000 });
+      await page.waitForTimeout(800);
+      await page.screenshot({ path: path.join(out, 'hover.png') });
+      ctx.lap('screenshot docs/images/hover.png');
+      await page.close();
+    }
+    {
+      const ws = ctx.freshWorkspace();
+      const rel = 'docs/hygiene-report.json';
+      const page = await openEditor(ctx, browser, ws, rel);
+      await page.locator('.squiggly-error').first().waitFor({ timeout: 60000 });
+      const text = fs.readFileSync(path.join(ws, rel), 'utf8').split('\n');
+      const line = text.findIndex((l) => l.includes('"safety_tier"')) + 1;
+      await goTo(page, line, text[line - 1].indexOf('"confirm"') + 3);
+      await page.keyboard.press('Control+.');
+      await page.locator('.action-widget').first().waitFor({ timeout: 20000 });
+      await page.waitForTimeout(800);
+      await page.screenshot({ path: path.join(out, 'quickfix.png') });
+      ctx.lap('screenshot docs/images/quickfix.png');
+      await page.close();
+    }
+  } finally {
+    await browser.close().catch(() => {});
+  }
+}
