@@ -1,0 +1,88 @@
+/**
+ * Hover on a markdown heading (or anywhere on a preamble's first line): the section's verdict as a compact
+ * table — profile, characters, savings, token estimates with their estimator, flags, warnings with their
+ * messages and suggestions — and the first lines of the TOON candidate.
+ */
+import { MarkupKind, type Hover } from 'vscode-languageserver/node';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { SectionResult } from '../core/markdown/engine';
+import type { FeatureModule } from './feature';
+import { fmtChange, fmtInt, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, sectionAtOffset } from './markdownPlans';
+
+const PREVIEW_LINES = 12;
+
+const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+
+/** The hover markdown for one measured section. */
+export function sectionHoverMarkdown(s: SectionResult): string {
+  const v = s.verdict!;
+  const mc = v.measured_chars;
+  const te = v.token_estimates;
+  const lines: string[] = [];
+  lines.push(`**${cell(headingText(s))}** — verdict \`${v.verdict}\`${v.safe_to_auto_apply ? ' (safe to auto-apply)' : ''} · action \`${s.action}\``);
+  lines.push('');
+  lines.push('| | markdown | TOON | saved |');
+  lines.push('|---|---:|---:|---:|');
+  lines.push(`| characters | ${fmtInt(mc.source)} | ${fmtInt(mc.toon)} | ${fmtInt(mc.savings)} (${fmtChange(mc.savings_pct)}) |`);
+  lines.push(`| tokens (${cell(te.estimator)}) | ${fmtInt(te.source)} | ${fmtInt(te.toon)} | ${fmtInt(te.savings)} |`);
+  for (const r of te.ratio_estimates) {
+    lines.push(`| tokens (${r.chars_per_token} chars/token) | ${fmtInt(r.source)} | ${fmtInt(r.toon)} | ${fmtInt(r.savings)} |`);
+  }
+  lines.push('');
+  const f = v.flags;
+  lines.push(`profile \`${v.profile.name}\` · mode \`${v.mode}\` · delimiter ${v.delimiter === null ? '—' : `\`${JSON.stringify(v.delimiter).slice(1, -1)}\``} · lossless ${f.lossless} · valid ${f.valid}`);
+  if (v.warnings.length) {
+    lines.push('');
+    lines.push('| warning | severity | message |');
+    lines.push('|---|---|---|');
+    for (const w of v.warnings) {
+      const where = w.range ? ` (line ${w.range.line_start})` : '';
+      const msg = `${w.message}${where}${w.suggestion ? ` — ${w.suggestion}` : ''}`;
+      lines.push(`| \`${w.code}\` | ${w.severity} | ${cell(msg)} |`);
+    }
+  }
+  if (s.candidate) {
+    const all = s.candidate.split('\n');
+    const shown = all.slice(0, PREVIEW_LINES).join('\n');
+    const fence = '`'.repeat(Math.max(3, longestBacktickRun(shown) + 1));
+    lines.push('');
+    lines.push(`TOON candidate${all.length > PREVIEW_LINES ? ` (first ${PREVIEW_LINES} of ${all.length} lines)` : ''}:`);
+    lines.push(`${fence}toon\n${shown}\n${fence}`);
+  }
+  return lines.join('\n');
+}
+
+function longestBacktickRun(s: string): number {
+  let best = 0;
+  for (const m of s.matchAll(/`+/g)) best = Math.max(best, m[0].length);
+  return best;
+}
+
+export function markdownHover(doc: TextDocument, offset: number, plans: ReturnType<typeof markdownPlans>): Hover | undefined {
+  const plan = plans.planFor(doc);
+  const s = sectionAtOffset(plan, offset);
+  if (!s || !s.verdict) return undefined;
+  // Only the heading line(s) (or a preamble's first line) carry the hover: elsewhere the text is the user's.
+  const end = s.slice.kind === 'section' ? s.slice.headingEnd : doc.offsetAt({ line: doc.positionAt(s.slice.charStart).line + 1, character: 0 });
+  if (offset > end || offset < s.slice.charStart) return undefined;
+  return {
+    contents: { kind: MarkupKind.Markdown, value: sectionHoverMarkdown(s) },
+    range: { start: doc.positionAt(s.slice.charStart), end: doc.positionAt(Math.max(s.slice.charStart, end - 1)) },
+  };
+}
+
+export const markdownHoverFeature: FeatureModule = {
+  name: 'markdown-hover',
+  create(ctx) {
+    const plans = markdownPlans(ctx);
+    return {
+      async hover(doc, params) {
+        if (!isMarkdownDocument(doc)) return undefined;
+        const settings = await ctx.settings.forDocument(doc.uri);
+        const current = ctx.documents.get(doc.uri) ?? doc;
+        if (overSizeLimit(current, settings)) return undefined;
+        return ctx.guard('markdown hover', doc.uri, () => markdownHover(current, current.offsetAt(params.position), plans), undefined);
+      },
+    };
+  },
+};

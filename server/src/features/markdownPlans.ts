@@ -1,0 +1,92 @@
+/**
+ * Markdown documents: which open documents are markdown, and their section plan, computed at most once
+ * per document version and shared by lenses, hovers, diagnostics and the convert commands. The engine's
+ * cache memoizes each slice by its text, so after a keystroke only the edited section is measured again.
+ */
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { EngineCache, type PlanResult, type SectionResult } from '../core/markdown/engine';
+import type { FeatureContext } from './feature';
+import type { ToonLensSettings } from './settings';
+
+const MARKDOWN_LANGUAGES = new Set(['markdown']);
+
+/** Markdown by language id, or by a `.md`/`.markdown` path whatever the language id says. */
+export function isMarkdownDocument(doc: TextDocument): boolean {
+  if (MARKDOWN_LANGUAGES.has(doc.languageId)) return true;
+  return /\.(md|markdown|mdown|mkd)$/i.test(doc.uri.replace(/[?#].*$/, ''));
+}
+
+/** `.toon` files. */
+export function isToonDocument(doc: TextDocument): boolean {
+  return doc.languageId === 'toon' || /\.toon$/i.test(doc.uri.replace(/[?#].*$/, ''));
+}
+
+/** Whether a document is over the `toonlens.maxFileSizeMB` limit (UTF-16 length is a lower bound of its bytes). */
+export function overSizeLimit(doc: TextDocument, settings: ToonLensSettings): boolean {
+  return doc.getText().length > settings.maxFileSizeMB * 1024 * 1024;
+}
+
+interface Memo {
+  version: number;
+  plan: PlanResult;
+}
+
+/** Memoized section plans for the open markdown documents of one server. */
+export class MarkdownPlans {
+  private readonly engine = new EngineCache();
+  private readonly memo = new Map<string, Memo>();
+
+  /** The plan of the document's current version. */
+  planFor(doc: TextDocument): PlanResult {
+    const m = this.memo.get(doc.uri);
+    if (m && m.version === doc.version) return m.plan;
+    const plan = this.engine.plan(doc.getText());
+    this.memo.set(doc.uri, { version: doc.version, plan });
+    return plan;
+  }
+
+  forget(uri: string): void {
+    this.memo.delete(uri);
+  }
+}
+
+const plans = new WeakMap<FeatureContext, MarkdownPlans>();
+
+/** The one plan cache of a server (shared by the markdown features). */
+export function markdownPlans(ctx: FeatureContext): MarkdownPlans {
+  let p = plans.get(ctx);
+  if (!p) {
+    p = new MarkdownPlans();
+    plans.set(ctx, p);
+  }
+  return p;
+}
+
+/** The measured section (not frontmatter) containing `offset`, if any. */
+export function sectionAtOffset(plan: PlanResult, offset: number): SectionResult | undefined {
+  return plan.sections.find((s) => s.verdict && offset >= s.slice.charStart && (offset < s.slice.charEnd || (offset === s.slice.charEnd && s === plan.sections[plan.sections.length - 1])));
+}
+
+/** The section whose slice starts at `charStart` (how lenses and code actions name a section). */
+export function sectionStartingAt(plan: PlanResult, charStart: number): SectionResult | undefined {
+  return plan.sections.find((s) => s.slice.charStart === charStart && s.verdict);
+}
+
+// ---- formatting shared by lenses and hovers ----
+
+const nf = new Intl.NumberFormat('en-US');
+/** 1,204 */
+export const fmtInt = (n: number): string => nf.format(n);
+
+/** Savings as a size change: a 23.4% saving reads "−23.4%", a 3.1% growth "+3.1%". */
+export function fmtChange(savingsPct: number): string {
+  if (savingsPct === 0) return '±0%';
+  return `${savingsPct > 0 ? '−' : '+'}${Math.abs(savingsPct).toFixed(1)}%`;
+}
+
+/** `duplicate_rule` → "duplicate rule". */
+export const humanCode = (code: string): string => code.replace(/_/g, ' ');
+
+/** A heading as one line of text (setext headings may span lines). */
+export const headingText = (s: SectionResult): string =>
+  s.slice.kind === 'preamble' ? '(preamble)' : (s.slice.heading ?? '').replace(/\s*\n\s*/g, ' ') || '(untitled)';

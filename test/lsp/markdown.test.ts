@@ -1,0 +1,159 @@
+// The markdown face over real LSP: savings lenses, verdict hovers, Convert / Revert / Convert all, and
+// diagnostics (engine warnings, toon/fence-decode), against the bundled server.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decode } from '@toon-format/toon';
+import type { Hover, MarkupContent, WorkspaceEdit } from 'vscode-languageserver-protocol';
+import { LspHarness, REPO_ROOT, applyTextEdits, offsetAt, positionAt } from './harness';
+import { planDocument } from '../../server/src/core/markdown/engine';
+import { findToonFences } from '../../server/src/core/toon/fences';
+
+const AGENTS = readFileSync(join(REPO_ROOT, 'test', 'e2e', 'workspace', 'AGENTS.md'), 'utf8');
+const headingLines = (text: string) => text.split('\n').map((l, i) => [l, i] as const).filter(([l]) => /^#{1,6} /.test(l)).map(([, i]) => i);
+const hoverText = (h: Hover | null) => (h ? (h.contents as MarkupContent).value : '');
+
+function applyWorkspaceEdit(text: string, uri: string, edit: WorkspaceEdit): string {
+  return applyTextEdits(text, LspHarness.editsFor(edit, uri));
+}
+
+describe('markdown over LSP', () => {
+  let h: LspHarness;
+  before(async () => {
+    h = await LspHarness.start();
+  });
+  after(async () => {
+    await h.shutdown();
+  });
+
+  test('one lens per heading, titled from the engine verdict, plus the plan lens', async () => {
+    const uri = h.openFile('AGENTS.md', AGENTS, 'markdown');
+    const lenses = (await h.codeLenses(uri)) ?? [];
+    const plan = planDocument(AGENTS);
+    const measured = plan.sections.filter((s) => s.verdict);
+    const sectionLenses = lenses.filter((l) => !(l.range.start.line === 0 && /^TOON plan|^Convert all/.test(l.command?.title ?? '')));
+    assert.equal(sectionLenses.length, measured.length);
+    assert.deepEqual(sectionLenses.map((l) => l.range.start.line), headingLines(AGENTS));
+    for (const [i, s] of measured.entries()) {
+      const lens = sectionLenses[i]!;
+      const v = s.verdict!;
+      if (s.action === 'convert') {
+        assert.equal(lens.command?.command, 'toonlens.convertSection');
+        assert.match(lens.command!.title, new RegExp(`^TOON −${Math.abs(v.measured_chars.savings_pct).toFixed(1)}% · [\\d,]+ → [\\d,]+ chars · ~[\\d,]+ tokens saved · convert$`));
+      } else {
+        assert.equal(lens.command?.command, 'toonlens.showVerdict');
+        if (v.verdict === 'keep_markdown') assert.match(lens.command!.title, /^keep markdown \(/);
+      }
+    }
+    const top = lenses.filter((l) => l.range.start.line === 0 && /^TOON plan/.test(l.command?.title ?? ''));
+    assert.equal(top.length, 1);
+    const converts = measured.filter((s) => s.action === 'convert').length;
+    assert.match(top[0]!.command!.title, new RegExp(`${converts} of ${measured.length} sections convert`));
+    assert.equal(lenses.some((l) => l.command?.title === 'Convert all recommended sections'), plan.verdict.context_plan!.safe_to_auto_apply);
+    h.close(uri);
+  });
+
+  test('minSavingsPct hides section lenses below the threshold (display only)', async () => {
+    await h.setSettings({ codeLens: { enabled: true, minSavingsPct: 15 } });
+    const uri = h.openFile('threshold.md', AGENTS, 'markdown');
+    const lenses = (await h.codeLenses(uri)) ?? [];
+    const kept = planDocument(AGENTS).sections.filter((s) => s.verdict && s.verdict.measured_chars.savings_pct >= 15).length;
+    assert.equal(lenses.filter((l) => !/^TOON plan|^Convert all/.test(l.command?.title ?? '')).length, kept);
+    await h.setSettings({});
+    h.close(uri);
+  });
+
+  test('hovering a heading shows the verdict table and the candidate preview', async () => {
+    const uri = h.openFile('hover.md', AGENTS, 'markdown');
+    const line = AGENTS.split('\n').findIndex((l) => l.startsWith('## Services'));
+    const text = hoverText(await h.hover(uri, { line, character: 5 }));
+    assert.match(text, /verdict `convert`/);
+    assert.match(text, /tokenx@1\.3\.0/);
+    assert.match(text, /```toon\n/);
+    assert.equal(hoverText(await h.hover(uri, { line: line + 3, character: 2 })), '', 'no hover inside the body');
+    h.close(uri);
+  });
+
+  test('Convert section applies one versioned edit whose result decodes and whose undo is the original', async () => {
+    const uri = h.openFile('convert.md', AGENTS, 'markdown');
+    const lenses = (await h.codeLenses(uri)) ?? [];
+    const lens = lenses.find((l) => l.command?.command === 'toonlens.convertSection')!;
+    assert.ok(lens, 'a convert lens');
+    const before = h.appliedEdits.length;
+    const outcome = (await h.executeCommand(lens.command!.command, lens.command!.arguments)) as { applied: boolean };
+    assert.equal(outcome.applied, true);
+    assert.equal(h.appliedEdits.length, before + 1);
+    const edit = h.appliedEdits.at(-1)!.edit;
+    const edits = LspHarness.editsFor(edit, uri);
+    assert.equal(edits.length, 1);
+    const converted = applyWorkspaceEdit(AGENTS, uri, edit);
+    const fences = findToonFences(converted);
+    assert.equal(fences.length, 1);
+    assert.doesNotThrow(() => decode(fences[0]!.content, { strict: true }));
+    // Undo: the inverse edit (the converted span replaced by the text it replaced) restores the bytes.
+    const e = edits[0]!;
+    const from = offsetAt(AGENTS, e.range.start);
+    const to = offsetAt(AGENTS, e.range.end);
+    const undone = converted.slice(0, from) + AGENTS.slice(from, to) + converted.slice(from + e.newText.length);
+    assert.equal(undone, AGENTS);
+    h.close(uri);
+  });
+
+  test('a stale version is refused, nothing applied', async () => {
+    const uri = h.openFile('stale.md', AGENTS, 'markdown');
+    const lens = ((await h.codeLenses(uri)) ?? []).find((l) => l.command?.command === 'toonlens.convertSection')!;
+    h.change(uri, AGENTS + '\nmore\n');
+    const before = h.appliedEdits.length;
+    const outcome = (await h.executeCommand(lens.command!.command, lens.command!.arguments)) as { applied: boolean; message: string };
+    assert.equal(outcome.applied, false);
+    assert.match(outcome.message, /changed/);
+    assert.equal(h.appliedEdits.length, before);
+    h.close(uri);
+  });
+
+  test('Convert all applies the plan hybrid exactly', async () => {
+    const uri = h.openFile('all.md', AGENTS, 'markdown');
+    const plan = planDocument(AGENTS);
+    const outcome = (await h.executeCommand('toonlens.convertAll', [{ uri, version: h.version(uri) }])) as { applied: boolean };
+    assert.equal(outcome.applied, plan.verdict.context_plan!.recommend_hybrid);
+    if (outcome.applied) assert.equal(applyWorkspaceEdit(AGENTS, uri, h.appliedEdits.at(-1)!.edit), plan.hybrid);
+    h.close(uri);
+  });
+
+  test('Revert to Markdown turns a converted section back into markdown with the same model', async () => {
+    const plan = planDocument(AGENTS);
+    const uri = h.openFile('revert.md', plan.hybrid, 'markdown');
+    const fence = findToonFences(plan.hybrid)[0]!;
+    const pos = positionAt(plan.hybrid, fence.contentStart);
+    const actions = (await h.codeActions(uri, { start: pos, end: pos }, { only: ['refactor.rewrite'] })) ?? [];
+    const revert = actions.find((a) => a.title === 'Revert to Markdown') as { edit?: WorkspaceEdit } | undefined;
+    assert.ok(revert?.edit, `a revert action: ${actions.map((a) => a.title).join(', ')}`);
+    const reverted = applyWorkspaceEdit(plan.hybrid, uri, revert.edit!);
+    assert.equal(findToonFences(reverted).length, findToonFences(plan.hybrid).length - 1);
+    // The reverted section measures as markdown again, with the same model: its candidate is the fence's content.
+    const again = planDocument(reverted);
+    assert.ok(again.sections.some((s) => s.candidate === fence.content.replace(/\n$/, '')), 'the reverted section re-encodes to the same TOON');
+    h.close(uri);
+  });
+
+  test('a ```toon fence that does not decode gets toon/fence-decode on the failing line', async () => {
+    const text = '# Data\n\n```toon\nitems[2]{a,b}:\n  1,2\n  3\n```\n';
+    const uri = h.openFile('fence.md', text, 'markdown');
+    const ds = await h.waitForDiagnostics(uri, (d) => d.some((x) => x.code === 'toon/fence-decode'));
+    const d = ds.find((x) => x.code === 'toon/fence-decode')!;
+    assert.equal(d.range.start.line, 5);
+    assert.equal(d.severity, 1);
+    h.close(uri);
+  });
+
+  test('engine warnings appear where they point', async () => {
+    const text = '# Rules\n\n- You must run the tests before every commit.\n- Keep functions small.\n- You must run the tests before every commit.\n';
+    const uri = h.openFile('dup.md', text, 'markdown');
+    const ds = await h.waitForDiagnostics(uri, (d) => d.some((x) => x.code === 'toon/duplicate-rule'));
+    const d = ds.find((x) => x.code === 'toon/duplicate-rule')!;
+    assert.equal(d.range.start.line, 4);
+    assert.equal(d.severity, 2);
+    h.close(uri);
+  });
+});
