@@ -1,0 +1,267 @@
+/**
+ * plan/* rules: the context_plan of a schema 1.1 verdict (verdict-engine.md §7).
+ *
+ * Reading of what is not on the wire: sections carry no flags, so a measured section is
+ * taken as lossless (plans run in lossless mode) with a valid, present candidate — the
+ * section's safety is the whole-document formula with mode lossless, flags true, its own
+ * savings and warnings, and its action is convert iff its verdict is convert.
+ * reassembly_verified is taken as recorded (it cannot be recomputed without the source).
+ */
+import type { JsonPath } from '../types';
+import { count, isObj, type DerivedSection, type Obj } from './verdict/derive';
+import { savingsHit, savingsPctHit, savingsBecause } from './verdict/document';
+import { mismatch, show, type RuleHit, type VerdictDoc, type VerdictRule } from './verdict/table';
+
+const SECTIONS: JsonPath = ['context_plan', 'sections'];
+
+interface Range {
+  lineStart?: number;
+  lineEnd?: number;
+  charStart?: number;
+  charEnd?: number;
+}
+
+function readRange(r: unknown): Range | undefined {
+  if (!isObj(r)) return undefined;
+  return { lineStart: count(r.line_start), lineEnd: count(r.line_end), charStart: count(r.char_start), charEnd: count(r.char_end) };
+}
+
+function plan(value: Obj): Obj | undefined {
+  return isObj(value.context_plan) ? value.context_plan : undefined;
+}
+
+/** Each section object with its index and derived fields (sections that are not objects are skipped). */
+function eachSection(doc: VerdictDoc, fn: (s: Obj, d: DerivedSection, path: JsonPath) => void): void {
+  const p = plan(doc.value);
+  const derived = doc.derived.plan;
+  if (!p || !derived || !Array.isArray(p.sections)) return;
+  p.sections.forEach((s, i) => {
+    const d = derived.sections[i];
+    if (isObj(s) && d) fn(s, d, [...SECTIONS, i]);
+  });
+}
+
+function heading(s: Obj, i: number): string {
+  return typeof s.heading === 'string' ? `section ${i} (${JSON.stringify(s.heading)})` : `section ${i} (${String(s.kind)})`;
+}
+
+export const planRules: readonly VerdictRule[] = [
+  {
+    code: 'plan/partition',
+    severity: 'error',
+    rule: 'section ranges partition [0, net.source) in order, lines contiguous from 1 with line_start ≤ line_end',
+    check(doc) {
+      const p = plan(doc.value);
+      if (!p || !Array.isArray(p.sections)) return [];
+      const hits: RuleHit[] = [];
+      const netSource = isObj(p.net) ? count(p.net.source) : undefined;
+      let prev: Range | undefined = { charEnd: 0, lineEnd: 0 };
+      p.sections.forEach((s, i) => {
+        const base: JsonPath = [...SECTIONS, i, 'range'];
+        const r = isObj(s) ? readRange(s.range) : undefined;
+        if (!r) { prev = undefined; return; }
+        if (r.charStart !== undefined && prev?.charEnd !== undefined && r.charStart !== prev.charEnd) {
+          const why = i === 0 ? 'the first section starts at 0'
+            : `${r.charStart > prev.charEnd ? 'a gap' : 'an overlap'}: section ${i - 1} ends at ${prev.charEnd}`;
+          hits.push({ message: `char_start is ${r.charStart}; should be ${prev.charEnd} (${why})`, target: { path: [...base, 'char_start'] } });
+        }
+        if (r.charStart !== undefined && r.charEnd !== undefined && r.charStart > r.charEnd) {
+          hits.push({ message: `char_end ${r.charEnd} is before char_start ${r.charStart}`, target: { path: [...base, 'char_end'] } });
+        }
+        if (r.lineStart !== undefined && prev?.lineEnd !== undefined && r.lineStart !== prev.lineEnd + 1) {
+          hits.push({ message: `line_start is ${r.lineStart}; should be ${prev.lineEnd + 1} (${i === 0 ? 'lines start at 1' : `section ${i - 1} ends on line ${prev.lineEnd}`})`, target: { path: [...base, 'line_start'] } });
+        }
+        if (r.lineStart !== undefined && r.lineEnd !== undefined && r.lineStart > r.lineEnd) {
+          hits.push({ message: `line_end ${r.lineEnd} is before line_start ${r.lineStart}`, target: { path: [...base, 'line_end'] } });
+        }
+        prev = r;
+      });
+      const last = p.sections.length - 1;
+      if (netSource !== undefined) {
+        if (last < 0) {
+          if (netSource > 0) hits.push({ message: `no sections, but net.source is ${netSource}: the sections must cover the document`, target: { path: SECTIONS } });
+        } else {
+          const r = isObj(p.sections[last]) ? readRange((p.sections[last] as Obj).range) : undefined;
+          if (r?.charEnd !== undefined && r.charEnd !== netSource) {
+            hits.push({ message: `the last section's char_end is ${r.charEnd}; should be net.source ${netSource}`, target: { path: [...SECTIONS, last, 'range', 'char_end'] } });
+          }
+        }
+      }
+      return hits;
+    },
+  },
+  {
+    code: 'plan/frontmatter-shape',
+    severity: 'error',
+    rule: 'frontmatter: profile, verdict, measured_chars null and action keep; other sections: none of them null',
+    check(doc) {
+      const hits: RuleHit[] = [];
+      eachSection(doc, (s, _d, path) => {
+        const fields = ['profile', 'verdict', 'measured_chars'] as const;
+        if (s.kind === 'frontmatter') {
+          for (const f of fields) {
+            if (f in s && s[f] !== null) hits.push({ message: `${f} is ${show(s[f])}; should be null on a frontmatter section (never measured)`, target: { path: [...path, f] } });
+          }
+          if (typeof s.action === 'string' && s.action !== 'keep') {
+            hits.push({ message: `action is ${show(s.action)}; should be "keep" on a frontmatter section`, target: { path: [...path, 'action'] } });
+          }
+        } else if (s.kind === 'section' || s.kind === 'preamble') {
+          for (const f of fields) {
+            if (s[f] === null) hits.push({ message: `${f} is null on a ${s.kind}; only frontmatter is unmeasured`, target: { path: [...path, f] } });
+          }
+        }
+      });
+      return hits;
+    },
+  },
+  {
+    code: 'verdict/decision',
+    severity: 'error',
+    rule: "a section's verdict = the §6 policy on its standalone measurement (lossless, never refused)",
+    check(doc) {
+      const hits: RuleHit[] = [];
+      eachSection(doc, (s, d, path) => {
+        if (d.decision && typeof s.verdict === 'string' && s.verdict !== d.decision.verdict) {
+          hits.push(mismatch([...path, 'verdict'], s.verdict, d.decision.verdict, d.decision.because, 'verdict'));
+        }
+      });
+      return hits;
+    },
+  },
+  {
+    code: 'plan/action',
+    severity: 'error',
+    rule: 'action convert ⇔ section verdict convert',
+    check(doc) {
+      const hits: RuleHit[] = [];
+      eachSection(doc, (s, d, path) => {
+        if (d.frontmatter || !d.actionDerived || !d.action) return;
+        if ((s.action === 'convert' || s.action === 'keep') && s.action !== d.action) {
+          hits.push(mismatch([...path, 'action'], s.action, d.action, `verdict is ${d.verdict}`, 'action'));
+        }
+      });
+      return hits;
+    },
+  },
+  {
+    code: 'plan/section-arithmetic',
+    severity: 'error',
+    rule: 'section measured_chars: source = char_end − char_start, savings = source − toon, savings_pct from them',
+    check(doc) {
+      const hits: RuleHit[] = [];
+      eachSection(doc, (s, d, path) => {
+        if (d.frontmatter || !isObj(s.measured_chars)) return;
+        const mc = s.measured_chars;
+        const base = [...path, 'measured_chars'];
+        const r = readRange(s.range);
+        const src = count(mc.source);
+        if (r?.charStart !== undefined && r.charEnd !== undefined && src !== undefined && r.charEnd >= r.charStart && src !== r.charEnd - r.charStart) {
+          hits.push({ message: `measured_chars.source is ${src}; should be ${r.charEnd - r.charStart}, the slice length (char_end − char_start)`, target: { path: [...base, 'source'] } });
+        }
+        hits.push(...savingsHit(base, mc, d.measure, 'measured_chars.'), ...savingsPctHit(base, mc, d.measure, 'measured_chars.'));
+      });
+      return hits;
+    },
+  },
+  {
+    code: 'plan/section-safe-to-auto-apply',
+    severity: 'error',
+    rule: "a section's safe_to_auto_apply = the whole-document formula on its standalone measurement",
+    check(doc) {
+      const hits: RuleHit[] = [];
+      eachSection(doc, (s, d, path) => {
+        if (d.safety && typeof s.safe_to_auto_apply === 'boolean' && s.safe_to_auto_apply !== d.safety.safe) {
+          hits.push(mismatch([...path, 'safe_to_auto_apply'], s.safe_to_auto_apply, d.safety.safe, d.safety.because, 'safe_to_auto_apply'));
+        }
+      });
+      return hits;
+    },
+  },
+  {
+    code: 'plan/net-arithmetic',
+    severity: 'error',
+    rule: 'net.savings = source − hybrid, savings_pct from them; net.source = measured_chars.source; hybrid = source when nothing converts',
+    check({ value, derived }) {
+      const p = plan(value);
+      const dp = derived.plan;
+      if (!p || !dp || !isObj(p.net)) return [];
+      const net = p.net;
+      const base: JsonPath = ['context_plan', 'net'];
+      const hits: RuleHit[] = [];
+      const m = dp.net;
+      if (m) {
+        const savings = typeof net.savings === 'number' ? net.savings : undefined;
+        if (savings !== undefined && savings !== m.savings) {
+          hits.push(mismatch([...base, 'savings'], savings, m.savings, savingsBecause(m, 'hybrid'), 'net.savings'));
+        }
+        hits.push(...savingsPctHit(base, net, m, 'net.'));
+        const docSource = isObj(value.measured_chars) ? count(value.measured_chars.source) : undefined;
+        if (docSource !== undefined && docSource !== m.source) {
+          hits.push({ message: `net.source is ${m.source}; should be ${docSource}, the document's measured_chars.source`, target: { path: [...base, 'source'] } });
+        }
+        if (dp.converted === 0 && m.toon !== m.source) {
+          hits.push({ message: `net.hybrid is ${m.toon}; should be ${m.source}: no section converts, so the hybrid is the source`, target: { path: [...base, 'hybrid'] } });
+        }
+      }
+      return hits;
+    },
+  },
+  {
+    code: 'plan/recommend-hybrid',
+    severity: 'error',
+    rule: 'recommend_hybrid = some section converts ∧ net savings > 0 ∧ unrounded net percent ≥ MIN_CONVERT_SAVINGS_PCT',
+    check({ value, derived }) {
+      const p = plan(value);
+      const dp = derived.plan;
+      if (!p || dp?.recommend === undefined || typeof p.recommend_hybrid !== 'boolean' || p.recommend_hybrid === dp.recommend) return [];
+      return [mismatch(['context_plan', 'recommend_hybrid'], p.recommend_hybrid, dp.recommend, dp.recommendBecause ?? '')];
+    },
+  },
+  {
+    code: 'plan/safe-to-auto-apply',
+    severity: 'error',
+    rule: 'plan safe_to_auto_apply = recommend_hybrid ∧ converted > 0 ∧ every converted section safe ∧ reassembly_verified',
+    check({ value, derived }) {
+      const p = plan(value);
+      const dp = derived.plan;
+      if (!p || dp?.safe === undefined || typeof p.safe_to_auto_apply !== 'boolean' || p.safe_to_auto_apply === dp.safe) return [];
+      return [mismatch(['context_plan', 'safe_to_auto_apply'], p.safe_to_auto_apply, dp.safe, dp.safeBecause ?? '', 'context_plan.safe_to_auto_apply')];
+    },
+  },
+  {
+    code: 'plan/warning-range',
+    severity: 'warning',
+    rule: "a section warning's range lies inside its section (whole-document coordinates)",
+    check(doc) {
+      const hits: RuleHit[] = [];
+      eachSection(doc, (s, _d, path) => {
+        const sec = readRange(s.range);
+        if (!sec || !Array.isArray(s.warnings)) return;
+        s.warnings.forEach((w, j) => {
+          if (!isObj(w)) return;
+          const r = readRange(w.range);
+          if (!r) return;
+          const where = `${heading(s, Number(path[path.length - 1]))}`;
+          const target = { path: [...path, 'warnings', j, 'range'] };
+          if (r.charStart !== undefined && r.charEnd !== undefined && sec.charStart !== undefined && sec.charEnd !== undefined) {
+            if (r.charStart < sec.charStart || r.charEnd > sec.charEnd || r.charStart > r.charEnd) {
+              hits.push({ message: `warning chars [${r.charStart}, ${r.charEnd}) lie outside ${where} [${sec.charStart}, ${sec.charEnd})`, target });
+              return;
+            }
+          }
+          if (r.lineStart !== undefined && sec.lineStart !== undefined && sec.lineEnd !== undefined) {
+            // The producer writes line_end as the line of the exclusive char_end: a warning that runs
+            // to the end of its section may end on the line after the section's last line.
+            const endsAtSectionEnd = r.charEnd !== undefined && r.charEnd === sec.charEnd;
+            const maxEnd = sec.lineEnd + (endsAtSectionEnd ? 1 : 0);
+            const lineEnd = r.lineEnd ?? r.lineStart;
+            if (r.lineStart < sec.lineStart || r.lineStart > sec.lineEnd || lineEnd > maxEnd || lineEnd < r.lineStart) {
+              hits.push({ message: `warning lines ${r.lineStart}–${lineEnd} lie outside ${where} lines ${sec.lineStart}–${sec.lineEnd}`, target });
+            }
+          }
+        });
+      });
+      return hits;
+    },
+  },
+];
