@@ -1,0 +1,81 @@
+/**
+ * Schema files under git (or with a baseline in `toonlens.schemaBaselines`) get `schema-drift/breaking`
+ * and `schema-drift/additive` diagnostics against that baseline, so a contract change is seen while it is
+ * being made. Without a configured baseline only JSON Schemas (`*.schema.json`, or a `$schema` naming a
+ * meta-schema) are compared with their HEAD version.
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
+import picomatch from 'picomatch';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { isSchemaDocument, schemaDriftDiagnostics } from '../core/schemaDriftCheck';
+import { gitHeadText } from '../node/gitBaseline';
+import type { FeatureContext, FeatureModule } from './feature';
+import { toLspDiagnostic } from './diagnostics';
+import { isJsonDocument } from './jsonDocuments';
+import type { ToonLensSettings } from './settings';
+
+const HEAD_TTL_MS = 5000;
+
+/**
+ * The baseline a `toonlens.schemaBaselines` glob assigns to a file: its text, `undefined` when the glob
+ * matches but the baseline cannot be read (or leaves the workspace), `null` when no glob matches.
+ */
+export function configuredBaseline(fsPath: string, root: string | undefined, baselines: Record<string, string>): string | undefined | null {
+  const rel = root ? relative(root, fsPath).split('\\').join('/') : undefined;
+  for (const [glob, baseline] of Object.entries(baselines)) {
+    if (typeof baseline !== 'string') continue;
+    const hit = (rel !== undefined && picomatch(glob, { dot: true })(rel)) || picomatch(glob, { dot: true, basename: true })(fsPath);
+    if (!hit) continue;
+    const file = isAbsolute(baseline) ? baseline : root ? join(root, baseline) : undefined;
+    if (!file || (root && relative(root, file).startsWith('..'))) return undefined; // baselines stay inside the workspace
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+  return null;
+}
+
+type HeadCache = Map<string, { at: number; text: string | undefined }>;
+
+/** The file's git HEAD text, cached briefly (a keystroke pause should not spawn git every time). */
+function cachedHead(fsPath: string, cache: HeadCache): string | undefined {
+  const hit = cache.get(fsPath);
+  if (hit && Date.now() - hit.at < HEAD_TTL_MS) return hit.text;
+  const text = gitHeadText(fsPath);
+  cache.set(fsPath, { at: Date.now(), text });
+  return text;
+}
+
+function driftFor(ctx: FeatureContext, doc: TextDocument, settings: ToonLensSettings, headCache: HeadCache) {
+  const fsPath = ctx.fsPathOf(doc.uri);
+  if (!fsPath) return [];
+  const text = doc.getText();
+  if (text.length > settings.maxFileSizeMB * 1024 * 1024) return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    return [];
+  }
+  // A configured baseline names its files; without one, only JSON Schemas are compared with their HEAD.
+  const configured = configuredBaseline(fsPath, ctx.workspaceRootOf(doc.uri), settings.schemaBaselines ?? {});
+  const baseline = configured !== null ? configured : isSchemaDocument(fsPath, value) ? cachedHead(fsPath, headCache) : undefined;
+  if (baseline === undefined) return [];
+  return schemaDriftDiagnostics(text, baseline, fsPath).map((d) => toLspDiagnostic(doc, d));
+}
+
+export const schemaDriftFeature: FeatureModule = {
+  name: 'schema-drift',
+  create(ctx) {
+    const headCache: HeadCache = new Map();
+    return {
+      diagnostics: {
+        appliesTo: (doc) => isJsonDocument(doc) && doc.uri.startsWith('file:'),
+        provide: (doc, settings) => driftFor(ctx, doc, settings, headCache),
+      },
+    };
+  },
+};
