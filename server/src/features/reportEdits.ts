@@ -1,0 +1,202 @@
+/**
+ * Docs-hygiene reports in the editor: a lens above each exact_edit (`Apply <kind> (auto)` / `(confirm)` /
+ * `Stale — re-run check` / why not), the `toonlens.applyEdit` command (one entry; confirm-tier asks first)
+ * and `toonlens.applyAllAuto` (every auto-tier, non-stale edit; says what it skipped and why).
+ * The core plans every change under the sha256 guard and workspace containment; this module only turns
+ * the plan into one WorkspaceEdit, which the client applies, so Undo reverts it.
+ */
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import {
+  CreateFile,
+  DeleteFile,
+  MessageType,
+  RenameFile,
+  ShowMessageNotification,
+  TextDocumentEdit,
+  type CodeLens,
+  type TextEdit as LspTextEdit,
+  type WorkspaceEdit,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { JsonLocator } from '../core/json/locate';
+import { planApplyAllAuto, planExactEdit, reportLenses, type ApplyEditArgs, type FileChange } from '../core/report';
+import type { FeatureContext, FeatureModule } from './feature';
+import { isJsonDocument, jsonAnalyzer } from './jsonDocuments';
+import { COMMANDS } from './protocol';
+
+/** What the apply commands answer (the client shows the message when nothing was applied). */
+export interface ApplyOutcome {
+  applied: boolean;
+  message: string;
+  skipped?: { entryIndex: number; reason: string }[];
+}
+
+function showMessage(ctx: FeatureContext, params: { type: MessageType; message: string }): void {
+  void ctx.connection.sendNotification(ShowMessageNotification.type, params);
+}
+
+/** The text an edit's offsets point into, as the editor will see the file (VS Code hides a BOM). */
+function editorTextOf(ctx: FeatureContext, absPath: string): { doc: TextDocument; version: number | null } | undefined {
+  const uri = pathToFileURL(absPath).toString();
+  const open = ctx.documents.all().find((d) => ctx.fsPathOf(d.uri) === absPath);
+  if (open) return { doc: open, version: open.version };
+  try {
+    const text = readFileSync(absPath, 'utf8');
+    return { doc: TextDocument.create(uri, 'plaintext', 0, text), version: null };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The plan's file changes as one WorkspaceEdit (documentChanges, in order). */
+export function toWorkspaceEdit(ctx: FeatureContext, changes: readonly FileChange[]): WorkspaceEdit | string {
+  const documentChanges: WorkspaceEdit['documentChanges'] = [];
+  for (const c of changes) {
+    switch (c.type) {
+      case 'edit': {
+        const target = editorTextOf(ctx, c.absPath);
+        if (!target) return `cannot read ${c.absPath}`;
+        // Offsets count a disk BOM as U+FEFF at 0; an open document's text (and VS Code's model) does not have it.
+        const bomShift = c.diskBom && target.doc.getText().charCodeAt(0) !== 0xfeff ? 1 : 0;
+        const edits: LspTextEdit[] = c.edits.map((e) => ({
+          range: { start: target.doc.positionAt(e.start - bomShift), end: target.doc.positionAt(e.end - bomShift) },
+          newText: e.newText,
+        }));
+        documentChanges.push(TextDocumentEdit.create({ uri: target.doc.uri, version: target.version }, edits));
+        break;
+      }
+      case 'create': {
+        const uri = pathToFileURL(c.absPath).toString();
+        // CreateFile carries no content: the text follows as an edit of the new, empty file.
+        documentChanges.push(CreateFile.create(uri, { overwrite: false, ignoreIfExists: false }));
+        if (c.text) documentChanges.push(TextDocumentEdit.create({ uri, version: null }, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: c.text }]));
+        break;
+      }
+      case 'delete':
+        documentChanges.push(DeleteFile.create(pathToFileURL(c.absPath).toString(), { recursive: false, ignoreIfNotExists: false }));
+        break;
+      case 'rename':
+        documentChanges.push(RenameFile.create(pathToFileURL(c.from).toString(), pathToFileURL(c.to).toString(), { overwrite: false, ignoreIfExists: false }));
+        break;
+    }
+  }
+  return { documentChanges };
+}
+
+function reportContext(ctx: FeatureContext, reportFsPath: string) {
+  const doc = ctx.documents.all().find((d) => ctx.fsPathOf(d.uri) === reportFsPath);
+  const uri = doc?.uri ?? pathToFileURL(reportFsPath).toString();
+  const workspace = ctx.getWorkspaceReader(uri);
+  let text: string | undefined = doc?.getText();
+  if (text === undefined) {
+    try {
+      text = readFileSync(reportFsPath, 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+  let report: unknown;
+  try {
+    report = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    return undefined;
+  }
+  return workspace ? { report, workspace } : undefined;
+}
+
+export function reportCommands(ctx: FeatureContext) {
+  async function applyChanges(changes: readonly FileChange[], label: string): Promise<ApplyOutcome> {
+    const edit = toWorkspaceEdit(ctx, changes);
+    if (typeof edit === 'string') return { applied: false, message: edit };
+    const r = await ctx.connection.workspace.applyEdit({ label, edit });
+    return r.applied ? { applied: true, message: label } : { applied: false, message: `${label}: not applied${r.failureReason ? ` (${r.failureReason})` : ''}` };
+  }
+
+  return {
+    async [COMMANDS.applyEdit](args: unknown[]): Promise<ApplyOutcome> {
+      const a = args[0] as ApplyEditArgs | undefined;
+      if (!a || typeof a.reportFsPath !== 'string' || typeof a.entryIndex !== 'number') return { applied: false, message: 'no report entry given' };
+      if (!ctx.isTrusted()) return { applied: false, message: 'Not applied in restricted mode: trust the workspace to apply report edits.' };
+      const rc = reportContext(ctx, a.reportFsPath);
+      if (!rc) return { applied: false, message: 'the report is not readable JSON inside a workspace folder' };
+      const opts = { trusted: true, reportFsPath: a.reportFsPath };
+      let plan = planExactEdit(rc.report, a.entryIndex, rc.workspace, { ...opts, tierAllowed: 'auto' });
+      if (!plan.ok && (plan.needsConfirmation || plan.code === 'tier')) {
+        const ok = await ctx.confirm({
+          message: `Apply this ${plan.kind ?? 'exact_edit'}?`,
+          detail: `${plan.reason}\nEntry ${a.entryIndex} of the report. The edit is applied as one change (Undo reverts it).`,
+          confirmLabel: 'Apply',
+        });
+        if (!ok) return { applied: false, message: 'cancelled' };
+        plan = planExactEdit(rc.report, a.entryIndex, rc.workspace, { ...opts, tierAllowed: 'all', confirmed: true });
+      }
+      if (!plan.ok) {
+        showMessage(ctx, { type: MessageType.Warning, message: `ToonLens: not applied — ${plan.reason}` });
+        return { applied: false, message: plan.reason };
+      }
+      return applyChanges(plan.changes, plan.summary);
+    },
+
+    async [COMMANDS.applyAllAuto](args: unknown[]): Promise<ApplyOutcome> {
+      const a = args[0] as { uri?: string; reportFsPath?: string } | undefined;
+      const reportFsPath = a?.reportFsPath ?? (a?.uri ? ctx.fsPathOf(a.uri) : undefined);
+      if (!reportFsPath) return { applied: false, message: 'no report given' };
+      if (!ctx.isTrusted()) return { applied: false, message: 'Not applied in restricted mode: trust the workspace to apply report edits.' };
+      const rc = reportContext(ctx, reportFsPath);
+      if (!rc) return { applied: false, message: 'the report is not readable JSON inside a workspace folder' };
+      const batch = planApplyAllAuto(rc.report, rc.workspace, reportFsPath, true);
+      const skipped = batch.skipped.map((s) => ({ entryIndex: s.entryIndex, reason: s.reason }));
+      const skippedText = skipped.length ? ` Skipped ${skipped.length}: ${skipped.map((s) => `#${s.entryIndex} ${s.reason}`).join('; ')}` : '';
+      if (batch.changes.length === 0) {
+        const message = `No auto-tier edit to apply.${skippedText}`;
+        showMessage(ctx, { type: MessageType.Info, message: `ToonLens: ${message}` });
+        return { applied: false, message, skipped };
+      }
+      const out = await applyChanges(batch.changes, `Apply ${batch.applied.length} auto-tier edit(s)`);
+      const message = `${out.message}.${skippedText}`;
+      showMessage(ctx, { type: out.applied ? MessageType.Info : MessageType.Warning, message: `ToonLens: ${message}` });
+      return { ...out, message, skipped };
+    },
+  };
+}
+
+export const reportEditsFeature: FeatureModule = {
+  name: 'report-edits',
+  create(ctx) {
+    const analyzer = jsonAnalyzer(ctx);
+    return {
+      commands: reportCommands(ctx),
+      async codeLenses(doc) {
+        if (!isJsonDocument(doc)) return undefined;
+        const settings = await ctx.settings.forDocument(doc.uri);
+        const current = ctx.documents.get(doc.uri) ?? doc;
+        return ctx.guard('report lenses', doc.uri, () => {
+          const result = analyzer.analyze(current, settings);
+          const fsPath = ctx.fsPathOf(doc.uri);
+          const workspace = ctx.getWorkspaceReader(doc.uri);
+          if (result.kind !== 'report' || result.value === undefined || !fsPath || !workspace) return [];
+          const lenses = reportLenses(result.value, workspace, ctx.isTrusted(), fsPath);
+          if (lenses.length === 0) return [];
+          const text = current.getText();
+          const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+          const locator = new JsonLocator(bom ? text.slice(1) : text, bom, lenses.map((l) => ({ path: l.path })));
+          const out: CodeLens[] = lenses.map((l) => {
+            const r = locator.rangeOf({ path: l.path, part: 'key' });
+            const pos = current.positionAt(r.start);
+            const range = { start: pos, end: pos };
+            return l.command
+              ? { range, command: { title: l.title, command: l.command.id, arguments: l.command.args } }
+              : { range, command: { title: l.title, command: '' } };
+          });
+          const auto = lenses.filter((l) => l.command && l.command.args[0].tier === 'auto').length;
+          if (auto > 1) {
+            const top = { line: 0, character: 0 };
+            out.unshift({ range: { start: top, end: top }, command: { title: `Apply all ${auto} auto-tier edits`, command: COMMANDS.applyAllAuto, arguments: [{ uri: doc.uri, reportFsPath: fsPath }] } });
+          }
+          return out;
+        }, []);
+      },
+    };
+  },
+};
