@@ -1,5 +1,78 @@
-// Thin client: starts the language client. Placeholder until the client lands.
-import type { ExtensionContext } from 'vscode';
+// Thin client: starts the ToonLens language server and gives it a UI. Commands forward to
+// workspace/executeCommand; the server asks for confirmations and sets the status-bar text.
+// No rule, measurement or format knowledge lives here.
+import * as path from 'node:path';
+import { commands, StatusBarAlignment, window, workspace, type ExtensionContext } from 'vscode';
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  TransportKind,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
+import {
+  CONFIRM_REQUEST,
+  FORWARDED_COMMANDS,
+  STATUS_NOTIFICATION,
+  TRUST_GRANTED_NOTIFICATION,
+  type ActiveEditorArg,
+  type ConfirmParams,
+  type StatusParams,
+  type ToonLensInitializationOptions,
+} from '../../server/src/features/protocol';
 
-export function activate(_context: ExtensionContext): void {}
-export function deactivate(): void {}
+let client: LanguageClient | undefined;
+
+export async function activate(context: ExtensionContext): Promise<void> {
+  const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
+  const serverOptions: ServerOptions = {
+    run: { module: serverModule, transport: TransportKind.ipc },
+    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6009'] } },
+  };
+  const initializationOptions: ToonLensInitializationOptions = { trusted: workspace.isTrusted, clientRegistersCommands: true };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: ['json', 'jsonc', 'markdown', 'toon'].flatMap((language) =>
+      ['file', 'untitled'].map((scheme) => ({ scheme, language })),
+    ),
+    synchronize: { fileEvents: workspace.createFileSystemWatcher('**/*.{json,md,toon}') },
+    initializationOptions,
+  };
+  client = new LanguageClient('toonlens', 'ToonLens', serverOptions, clientOptions);
+
+  const status = window.createStatusBarItem('toonlens.status', StatusBarAlignment.Right, 100);
+  status.name = 'ToonLens';
+  context.subscriptions.push(status);
+  client.onNotification(STATUS_NOTIFICATION, (p: StatusParams) => {
+    status.text = p.text;
+    status.tooltip = p.tooltip;
+    status.command = p.command;
+    if (p.text) status.show();
+    else status.hide();
+  });
+  client.onRequest(CONFIRM_REQUEST, async (p: ConfirmParams) => {
+    const confirm = p.confirmLabel ?? 'Continue';
+    return (await window.showWarningMessage(p.message, { modal: true, detail: p.detail }, confirm)) === confirm;
+  });
+
+  for (const command of FORWARDED_COMMANDS) {
+    context.subscriptions.push(
+      commands.registerCommand(command, async (...args: unknown[]) => {
+        if (args.length === 0) {
+          const editor = window.activeTextEditor;
+          if (!editor) return undefined;
+          const { line, character } = editor.selection.active;
+          const arg: ActiveEditorArg = { uri: editor.document.uri.toString(), position: { line, character } };
+          args = [arg];
+        }
+        return client?.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+      }),
+    );
+  }
+  context.subscriptions.push(workspace.onDidGrantWorkspaceTrust(() => void client?.sendNotification(TRUST_GRANTED_NOTIFICATION)));
+
+  await client.start();
+}
+
+export function deactivate(): Thenable<void> | undefined {
+  return client?.stop();
+}

@@ -1,9 +1,333 @@
-// Wires the LSP connection to the features; placeholder until the features land.
-import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver/node';
+/**
+ * The ToonLens language server: wires the connection to the feature modules and nothing else.
+ * Transports: `--stdio`, `--node-ipc`, `--socket=N` (chosen by vscode-languageserver from argv).
+ * To add a feature: write `features/<name>.ts` exporting a FeatureModule and list it in FEATURES.
+ */
+import {
+  CodeLensRefreshRequest,
+  createConnection,
+  DidChangeConfigurationNotification,
+  ProposedFeatures,
+  ResponseError,
+  ErrorCodes,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type ClientCapabilities,
+  type CodeAction,
+  type CodeLens,
+  type Hover,
+  type Command,
+  type InitializeParams,
+  type InitializeResult,
+  type ServerCapabilities,
+} from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { WorkspaceReader } from './core/types';
+import { createNodeWorkspace } from './node/workspace';
+import type { FeatureContext, FeatureInstance, FeatureModule, Logger } from './features/feature';
+import { SettingsStore, errorText } from './features/settings';
+import { CHANGE_DELAY_MS, DiagnosticsScheduler, OPEN_DELAY_MS } from './features/diagnostics';
+import { WorkspaceFolders, fsPathOf } from './features/workspaceFolders';
+import { jsonDiagnosticsFeature } from './features/jsonDocuments';
+import { codeActionsFeature } from './features/codeActions';
+import { jsonHoverFeature } from './features/hover';
+import { faultInjectionFeature } from './features/faultInjection';
+import { mergeCapabilities } from './features/capabilities';
+import {
+  CONFIRM_REQUEST,
+  FORWARDED_COMMANDS,
+  STATUS_NOTIFICATION,
+  TRUST_GRANTED_NOTIFICATION,
+  type ToonLensInitializationOptions,
+} from './features/protocol';
+import { VERSION } from './version';
+import { markdownLensesFeature } from './features/markdownLenses';
+import { markdownHoverFeature } from './features/markdownHover';
+import { markdownConvertFeature } from './features/markdownConvert';
+import { markdownDiagnosticsFeature } from './features/markdownDiagnostics';
+import { schemaDriftFeature } from './features/schemaDrift';
+import { reportEditsFeature } from './features/reportEdits';
+import { recipeCompletionFeature } from './features/recipeCompletion';
+
+/** The feature modules, in the order their results are combined. */
+const FEATURES: FeatureModule[] = [
+  jsonDiagnosticsFeature,
+  codeActionsFeature,
+  jsonHoverFeature,
+  markdownDiagnosticsFeature,
+  markdownLensesFeature,
+  markdownHoverFeature,
+  markdownConvertFeature,
+  schemaDriftFeature,
+  reportEditsFeature,
+  recipeCompletionFeature,
+];
+// Tests only: a feature that throws on documents containing a marker (proves failures stay isolated).
+if (process.env.TOONLENS_FAULT_INJECTION) FEATURES.push(faultInjectionFeature(process.env.TOONLENS_FAULT_INJECTION));
 
 const connection = createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
-connection.onInitialize(() => ({ capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental } }));
+
+const log: Logger = {
+  info: (m) => connection.console.info(`[toonlens] ${m}`),
+  warn: (m) => connection.console.warn(`[toonlens] ${m}`),
+  error: (m) => connection.console.error(`[toonlens] ${m}`),
+};
+
+// Last line of defence: a bug in a timer or a promise chain is logged, never a crash.
+process.on('uncaughtException', (err) => safeLog(`uncaught exception: ${errorText(err)}`));
+process.on('unhandledRejection', (err) => safeLog(`unhandled rejection: ${errorText(err)}`));
+function safeLog(message: string): void {
+  try {
+    log.error(message);
+  } catch {
+    // the connection itself is gone; nothing left to tell
+  }
+}
+
+let instances: { name: string; feature: FeatureInstance }[] = [];
+let scheduler: DiagnosticsScheduler | undefined;
+let settings: SettingsStore;
+let folders: WorkspaceFolders;
+let clientCapabilities: ClientCapabilities = {};
+let trusted = true;
+
+const readers = new Map<string, WorkspaceReader>();
+/**
+ * Read access to the workspace folder holding a document (for rules that look at other files).
+ * Open buffers win over the disk. In an untrusted workspace git is never run.
+ */
+function getWorkspaceReader(uri: string): WorkspaceReader | undefined {
+  const root = folders?.rootOf(uri);
+  if (!root) return undefined;
+  const key = `${trusted ? 't' : 'u'}:${root}`;
+  let reader = readers.get(key);
+  if (!reader) {
+    const node = createNodeWorkspace(root, openBufferText);
+    reader = trusted ? node : { ...node, root: node.root, gitState: () => undefined };
+    readers.set(key, reader);
+  }
+  return reader;
+}
+
+/** The text of the open document at an absolute path, if any. */
+function openBufferText(absPath: string): string | undefined {
+  for (const doc of documents.all()) {
+    if (fsPathOf(doc.uri) === absPath) return doc.getText();
+  }
+  return undefined;
+}
+
+connection.onInitialize((params: InitializeParams): InitializeResult => {
+  clientCapabilities = params.capabilities;
+  const init = (params.initializationOptions ?? {}) as ToonLensInitializationOptions;
+  trusted = init.trusted !== false;
+  folders = new WorkspaceFolders(params);
+  settings = new SettingsStore(connection, !!params.capabilities.workspace?.configuration, init.settings, log.warn);
+
+  const ctx: FeatureContext = {
+    connection,
+    documents,
+    settings,
+    log,
+    clientCapabilities,
+    isTrusted: () => trusted,
+    fsPathOf,
+    workspaceRootOf: (uri) => folders.rootOf(uri),
+    getWorkspaceReader,
+    refreshDiagnostics: (uri, filter) => {
+      if (uri) scheduler?.schedule(uri, CHANGE_DELAY_MS);
+      else scheduler?.scheduleAll(CHANGE_DELAY_MS, filter);
+    },
+    refreshCodeLenses,
+    confirm: async (p) => {
+      try {
+        return (await connection.sendRequest(CONFIRM_REQUEST, p)) === true;
+      } catch (err) {
+        log.warn(`${CONFIRM_REQUEST} failed: ${errorText(err)}`);
+        return false;
+      }
+    },
+    setStatus: (p) => void connection.sendNotification(STATUS_NOTIFICATION, p).catch(() => undefined),
+    guard: (what, uri, fn, fallback) => {
+      try {
+        return fn();
+      } catch (err) {
+        log.error(`${what} failed for ${uri}: ${errorText(err)}`);
+        return fallback;
+      }
+    },
+  };
+
+  instances = [];
+  const caps: ServerCapabilities[] = [];
+  for (const m of FEATURES) {
+    try {
+      instances.push({ name: m.name, feature: m.create(ctx) });
+      if (m.capabilities) caps.push(m.capabilities(params.capabilities));
+    } catch (err) {
+      log.error(`feature ${m.name} failed to start: ${errorText(err)}`);
+    }
+  }
+  scheduler = new DiagnosticsScheduler(
+    connection,
+    documents,
+    settings,
+    () => instances.flatMap(({ name, feature }) => (feature.diagnostics ? [{ name, provider: feature.diagnostics }] : [])),
+    log,
+  );
+
+  const commands = instances.flatMap(({ feature }) => Object.keys(feature.commands ?? {}));
+  const advertised = init.clientRegistersCommands ? commands.filter((c) => !FORWARDED_COMMANDS.includes(c)) : commands;
+  const derived: ServerCapabilities = {
+    textDocumentSync: TextDocumentSyncKind.Incremental,
+    workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+  };
+  if (instances.some(({ feature }) => feature.hover)) derived.hoverProvider = true;
+  if (instances.some(({ feature }) => feature.codeLenses)) derived.codeLensProvider = { resolveProvider: false };
+  if (instances.some(({ feature }) => feature.codeActions)) derived.codeActionProvider = true;
+  if (advertised.length) derived.executeCommandProvider = { commands: advertised };
+
+  return {
+    capabilities: mergeCapabilities(derived, ...caps),
+    serverInfo: { name: 'toonlens', version: VERSION },
+  };
+});
+
+connection.onInitialized(() => {
+  if (clientCapabilities.workspace?.didChangeConfiguration?.dynamicRegistration) {
+    connection.client.register(DidChangeConfigurationNotification.type, { section: 'toonlens' }).catch(() => undefined);
+  }
+  if (clientCapabilities.workspace?.workspaceFolders) {
+    connection.workspace.onDidChangeWorkspaceFolders((e) => {
+      readers.clear();
+      for (const f of e.removed) folders.remove(f.uri);
+      for (const f of e.added) folders.add(f.uri);
+      scheduler?.scheduleAll(OPEN_DELAY_MS);
+    });
+  }
+  for (const { name, feature } of instances) {
+    try {
+      feature.register?.(connection);
+    } catch (err) {
+      log.error(`feature ${name} failed to register: ${errorText(err)}`);
+    }
+  }
+  log.info(`ToonLens ${VERSION} ready (${trusted ? 'trusted' : 'untrusted'} workspace, ${folders.all().length} folder(s))`);
+});
+
+function refreshCodeLenses(): void {
+  if (!clientCapabilities.workspace?.codeLens?.refreshSupport) return;
+  connection.sendRequest(CodeLensRefreshRequest.type).catch((err: unknown) => log.warn(`codeLens/refresh failed: ${errorText(err)}`));
+}
+
+connection.onDidChangeConfiguration((change) => {
+  settings?.changed(change.settings);
+  scheduler?.scheduleAll(OPEN_DELAY_MS);
+  refreshCodeLenses();
+});
+
+connection.onNotification(TRUST_GRANTED_NOTIFICATION, () => {
+  trusted = true;
+  scheduler?.scheduleAll(OPEN_DELAY_MS);
+});
+
+const opened = new Set<string>();
+documents.onDidChangeContent((e) => {
+  const uri = e.document.uri;
+  // TextDocuments reports an open as a content change too: check an opened document at once, debounce edits.
+  scheduler?.schedule(uri, opened.has(uri) ? CHANGE_DELAY_MS : OPEN_DELAY_MS);
+  opened.add(uri);
+});
+documents.onDidClose((e) => {
+  opened.delete(e.document.uri);
+  scheduler?.close(e.document.uri);
+  settings?.forget(e.document.uri);
+});
+
+connection.onDidChangeWatchedFiles((params) => {
+  for (const { name, feature } of instances) {
+    if (!feature.onDidChangeWatchedFiles) continue;
+    try {
+      feature.onDidChangeWatchedFiles(params.changes);
+    } catch (err) {
+      log.error(`${name}: watched-file handling failed: ${errorText(err)}`);
+    }
+  }
+});
+
+/** Runs one provider of every feature that has it; a failing provider is logged and skipped. */
+async function collect<T>(what: string, uri: string, run: (f: FeatureInstance) => unknown): Promise<T[]> {
+  const out: T[] = [];
+  for (const { name, feature } of instances) {
+    try {
+      const r = (await run(feature)) as T | T[] | null | undefined;
+      if (r === null || r === undefined) continue;
+      if (Array.isArray(r)) out.push(...r);
+      else out.push(r);
+    } catch (err) {
+      log.error(`${name}: ${what} failed for ${uri}: ${errorText(err)}`);
+    }
+  }
+  return out;
+}
+
+connection.onHover(async (params, token) => {
+  const doc = documents.get(params.textDocument.uri);
+  if (!doc) return null;
+  const hovers = await collect<Hover>('hover', doc.uri, (f) => f.hover?.(doc, params, token));
+  if (token.isCancellationRequested || hovers.length === 0) return null;
+  if (hovers.length === 1) return hovers[0]!;
+  // Several features explain the same spot: stack their markdown, keep the first range.
+  const value = hovers.map((h) => hoverMarkdown(h)).join('\n\n---\n\n');
+  return { contents: { kind: 'markdown', value }, range: hovers[0]!.range };
+});
+
+function hoverMarkdown(h: Hover): string {
+  const c = h.contents;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map((m) => (typeof m === 'string' ? m : '```' + m.language + '\n' + m.value + '\n```')).join('\n\n');
+  return 'kind' in c ? c.value : '```' + c.language + '\n' + c.value + '\n```';
+}
+
+connection.onCodeAction(async (params, token) => {
+  const doc = documents.get(params.textDocument.uri);
+  if (!doc) return null;
+  const actions = await collect<CodeAction | Command>('code actions', doc.uri, (f) => f.codeActions?.(doc, params, token));
+  return token.isCancellationRequested ? null : actions;
+});
+
+connection.onCodeLens(async (params, token) => {
+  const doc = documents.get(params.textDocument.uri);
+  if (!doc) return null;
+  const lenses = await collect<CodeLens>('code lenses', doc.uri, (f) => f.codeLenses?.(doc, params, token));
+  return token.isCancellationRequested ? null : lenses;
+});
+
+connection.onExecuteCommand(async (params, token) => {
+  for (const { name, feature } of instances) {
+    const handler = feature.commands?.[params.command];
+    if (!handler) continue;
+    try {
+      return await handler(params.arguments ?? [], token);
+    } catch (err) {
+      log.error(`${name}: command ${params.command} failed: ${errorText(err)}`);
+      return new ResponseError(ErrorCodes.InternalError, `${params.command} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return new ResponseError(ErrorCodes.MethodNotFound, `ToonLens has no command ${params.command}`);
+});
+
+connection.onShutdown(() => {
+  scheduler?.dispose();
+  for (const { feature } of instances) {
+    try {
+      feature.dispose?.();
+    } catch {
+      // shutting down anyway
+    }
+  }
+});
+
 documents.listen(connection);
 connection.listen();

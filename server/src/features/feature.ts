@@ -1,0 +1,93 @@
+/**
+ * What a feature module is, and what it gets to work with. A feature is one module under
+ * `server/src/features/` exporting a {@link FeatureModule}; `server.ts` lists the modules, merges their
+ * capabilities and routes the LSP requests to the providers they return. Several features may provide
+ * the same request (diagnostics, hovers, code actions, code lenses): the results are combined.
+ */
+import type {
+  CancellationToken,
+  ClientCapabilities,
+  CodeAction,
+  CodeActionParams,
+  CodeLens,
+  CodeLensParams,
+  Command,
+  Connection,
+  Diagnostic,
+  FileEvent,
+  Hover,
+  HoverParams,
+  ServerCapabilities,
+  TextDocuments,
+} from 'vscode-languageserver/node';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { WorkspaceReader } from '../core/types';
+import type { SettingsStore, ToonLensSettings } from './settings';
+import type { ConfirmParams, StatusParams } from './protocol';
+
+export type Awaitable<T> = T | Promise<T>;
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** Produces a document's diagnostics. Called at most once per document version, after the debounce. */
+export interface DiagnosticProvider {
+  /** Whether this provider looks at the document at all (cheap: language id or path). */
+  appliesTo(doc: TextDocument): boolean;
+  /** The diagnostics; a throw is logged and counts as none (isolated to this document and provider). */
+  provide(doc: TextDocument, settings: ToonLensSettings): Diagnostic[];
+}
+
+export type CommandHandler = (args: unknown[], token: CancellationToken) => Awaitable<unknown>;
+
+/** The providers one feature contributes. All optional. */
+export interface FeatureInstance {
+  diagnostics?: DiagnosticProvider;
+  hover?(doc: TextDocument, params: HoverParams, token: CancellationToken): Awaitable<Hover | null | undefined>;
+  codeActions?(doc: TextDocument, params: CodeActionParams, token: CancellationToken): Awaitable<(CodeAction | Command)[] | null | undefined>;
+  codeLenses?(doc: TextDocument, params: CodeLensParams, token: CancellationToken): Awaitable<CodeLens[] | null | undefined>;
+  /** `workspace/executeCommand` handlers by command id (they are advertised unless the client registers them itself). */
+  commands?: Record<string, CommandHandler>;
+  /** Files changed on disk (the client watches `**∕*.{json,md,toon}`). */
+  onDidChangeWatchedFiles?(changes: FileEvent[]): void;
+  /** Anything else: register extra handlers on the connection. */
+  register?(connection: Connection): void;
+  dispose?(): void;
+}
+
+export interface FeatureModule {
+  readonly name: string;
+  /** Capabilities beyond what the providers imply (the provider capabilities are derived by server.ts). */
+  capabilities?(client: ClientCapabilities): ServerCapabilities;
+  create(ctx: FeatureContext): FeatureInstance;
+}
+
+/** Everything a feature may use; built by server.ts once the client has initialized. */
+export interface FeatureContext {
+  readonly connection: Connection;
+  readonly documents: TextDocuments<TextDocument>;
+  readonly settings: SettingsStore;
+  readonly log: Logger;
+  readonly clientCapabilities: ClientCapabilities;
+  /** Whether the workspace is trusted (an untrusted workspace gets diagnostics and hovers, never edits to other files). */
+  isTrusted(): boolean;
+  /** Absolute file-system path of a `file:` URI; undefined for other schemes. */
+  fsPathOf(uri: string): string | undefined;
+  /** The workspace folder (absolute path) holding a document, if any. */
+  workspaceRootOf(uri: string): string | undefined;
+  /** Read access to the workspace a document lives in, for rules that look at other files. */
+  getWorkspaceReader(uri: string): WorkspaceReader | undefined;
+  /** Re-runs the diagnostics of one open document (debounced), or of every open document the filter accepts. */
+  refreshDiagnostics(uri?: string, filter?: (doc: TextDocument) => boolean): void;
+  /** Asks the client to re-request code lenses (when it supports workspace/codeLens/refresh). */
+  refreshCodeLenses(): void;
+  /** Asks the user (modal). Resolves false when the client cannot ask or the request fails. */
+  confirm(params: ConfirmParams): Promise<boolean>;
+  /** Sets the status-bar text. */
+  setStatus(params: StatusParams): void;
+  /** Runs `fn`; a throw is logged with the feature and document and `fallback` returned. */
+  guard<T>(what: string, uri: string, fn: () => T, fallback: T): T;
+}

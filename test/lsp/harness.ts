@@ -1,0 +1,491 @@
+/**
+ * A real LSP client for tests: spawns the bundled server (`node dist/server.js --stdio`, so run
+ * `npm run build` first), speaks JSON-RPC to it with vscode-languageserver-protocol, answers the
+ * server's requests (workspace/configuration, toonlens/confirm, workspace/applyEdit, registrations)
+ * and records what it publishes. Shared by every LSP test:
+ *
+ *   const lsp = await LspHarness.start({ settings: { maxFileSizeMB: 1 } });
+ *   const uri = lsp.open('a.verdict.json', text);
+ *   const diags = await lsp.waitForDiagnostics(uri, (d) => d.length > 0);
+ *   await lsp.shutdown();
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  ApplyWorkspaceEditRequest,
+  CodeActionRequest,
+  CodeLensRequest,
+  ConfigurationRequest,
+  createProtocolConnection,
+  DidChangeConfigurationNotification,
+  DidChangeTextDocumentNotification,
+  DidChangeWatchedFilesNotification,
+  DidCloseTextDocumentNotification,
+  DidOpenTextDocumentNotification,
+  ExecuteCommandRequest,
+  ExitNotification,
+  HoverRequest,
+  InitializedNotification,
+  InitializeRequest,
+  LogMessageNotification,
+  PublishDiagnosticsNotification,
+  RegistrationRequest,
+  ShutdownRequest,
+  StreamMessageReader,
+  StreamMessageWriter,
+  UnregistrationRequest,
+  WorkDoneProgressCreateRequest,
+  type ApplyWorkspaceEditParams,
+  type ClientCapabilities,
+  type CodeAction,
+  type CodeLens,
+  type Command,
+  type Diagnostic,
+  type FileEvent,
+  type Hover,
+  type InitializeResult,
+  type LogMessageParams,
+  type Position,
+  type ProtocolConnection,
+  type PublishDiagnosticsParams,
+  type Range,
+  type TextDocumentContentChangeEvent,
+  type TextEdit,
+  type WorkspaceEdit,
+} from 'vscode-languageserver-protocol/node';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const SERVER_PATH = join(REPO_ROOT, 'dist', 'server.js');
+
+export interface HarnessOptions {
+  /** The `toonlens` settings section the harness answers workspace/configuration with (mutable later via setSettings). */
+  settings?: Record<string, unknown>;
+  /** Whether the client advertises workspace/configuration (false: a Neovim-like client). Default true. */
+  configurationCapability?: boolean;
+  initializationOptions?: unknown;
+  /** Extra environment variables for the server process. */
+  env?: Record<string, string>;
+  /** The workspace folder; default a fresh temporary directory (removed by shutdown). */
+  workspaceDir?: string;
+  /** Answer of toonlens/confirm requests. Default true. */
+  confirmAnswer?: boolean | ((params: unknown) => boolean);
+  /** Whether workspace/applyEdit requests succeed. Default true. */
+  applyEditResult?: boolean;
+  serverPath?: string;
+  /** Extra client capabilities, merged over the defaults. */
+  capabilities?: ClientCapabilities;
+}
+
+/** What the server published for a document, in order. */
+export interface PublishedDiagnostics {
+  version?: number;
+  diagnostics: Diagnostic[];
+}
+
+type Waiter = () => void;
+
+export class LspHarness {
+  readonly connection: ProtocolConnection;
+  readonly process: ChildProcess;
+  readonly workspaceDir: string;
+  readonly workspaceUri: string;
+  /** The `toonlens` section answered to workspace/configuration. */
+  settings: Record<string, unknown>;
+  initializeResult: InitializeResult | undefined;
+  /** Every publishDiagnostics, per URI, in arrival order. */
+  readonly published = new Map<string, PublishedDiagnostics[]>();
+  /** window/logMessage notifications (the server's connection.console). */
+  readonly logs: LogMessageParams[] = [];
+  /** Server stderr. */
+  stderr = '';
+  readonly confirmRequests: unknown[] = [];
+  readonly statusNotifications: unknown[] = [];
+  readonly appliedEdits: ApplyWorkspaceEditParams[] = [];
+  readonly configurationRequests: unknown[] = [];
+  /** Resolves with the exit code once the server process has exited. */
+  readonly exited: Promise<number | null>;
+
+  private readonly versions = new Map<string, number>();
+  private readonly texts = new Map<string, string>();
+  private waiters: Waiter[] = [];
+  private ownsWorkspace: boolean;
+  private exitCode: number | null | undefined;
+
+  private constructor(private readonly opts: HarnessOptions) {
+    this.ownsWorkspace = !opts.workspaceDir;
+    this.workspaceDir = opts.workspaceDir ?? mkdtempSync(join(tmpdir(), 'toonlens-lsp-'));
+    this.workspaceUri = pathToFileURL(this.workspaceDir).toString();
+    this.settings = { ...(opts.settings ?? {}) };
+
+    this.process = spawn(process.execPath, [opts.serverPath ?? SERVER_PATH, '--stdio'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...(opts.env ?? {}) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.exited = new Promise((resolve) => {
+      this.process.on('exit', (code) => {
+        this.exitCode = code;
+        resolve(code);
+        this.notify();
+      });
+    });
+    this.process.stderr!.setEncoding('utf8');
+    this.process.stderr!.on('data', (chunk: string) => {
+      this.stderr += chunk;
+    });
+    this.connection = createProtocolConnection(new StreamMessageReader(this.process.stdout!), new StreamMessageWriter(this.process.stdin!));
+    this.wire();
+    this.connection.listen();
+  }
+
+  /** Spawns the server and completes initialize/initialized. */
+  static async start(opts: HarnessOptions = {}): Promise<LspHarness> {
+    const h = new LspHarness(opts);
+    try {
+      await h.initialize();
+    } catch (err) {
+      h.kill();
+      throw new Error(`server did not initialize: ${err instanceof Error ? err.message : String(err)}\nstderr:\n${h.stderr}`);
+    }
+    return h;
+  }
+
+  /** Whether the server process is still running. */
+  get alive(): boolean {
+    return this.exitCode === undefined;
+  }
+
+  private wire(): void {
+    const c = this.connection;
+    c.onNotification(PublishDiagnosticsNotification.type, (p: PublishDiagnosticsParams) => {
+      const list = this.published.get(p.uri) ?? [];
+      list.push({ version: p.version, diagnostics: p.diagnostics });
+      this.published.set(p.uri, list);
+      this.notify();
+    });
+    c.onNotification(LogMessageNotification.type, (p) => {
+      this.logs.push(p);
+      this.notify();
+    });
+    c.onNotification('toonlens/status', (p: unknown) => {
+      this.statusNotifications.push(p);
+      this.notify();
+    });
+    c.onRequest(ConfigurationRequest.type, (p) => {
+      this.configurationRequests.push(p);
+      return p.items.map((item) => (item.section === 'toonlens' || item.section === undefined ? this.settings : null));
+    });
+    c.onRequest('toonlens/confirm', (p: unknown) => {
+      this.confirmRequests.push(p);
+      const a = this.opts.confirmAnswer ?? true;
+      return typeof a === 'function' ? a(p) : a;
+    });
+    c.onRequest(ApplyWorkspaceEditRequest.type, (p) => {
+      this.appliedEdits.push(p);
+      this.notify();
+      return { applied: this.opts.applyEditResult ?? true };
+    });
+    c.onRequest(RegistrationRequest.type, () => undefined);
+    c.onRequest(UnregistrationRequest.type, () => undefined);
+    c.onRequest(WorkDoneProgressCreateRequest.type, () => undefined);
+    c.onError(() => undefined);
+    c.onClose(() => this.notify());
+  }
+
+  private async initialize(): Promise<void> {
+    const configuration = this.opts.configurationCapability ?? true;
+    const capabilities: ClientCapabilities = {
+      workspace: {
+        configuration,
+        workspaceFolders: true,
+        applyEdit: true,
+        workspaceEdit: { documentChanges: true },
+        didChangeConfiguration: { dynamicRegistration: false },
+        didChangeWatchedFiles: { dynamicRegistration: false },
+      },
+      textDocument: {
+        synchronization: { dynamicRegistration: false },
+        publishDiagnostics: { versionSupport: true, relatedInformation: true },
+        hover: { contentFormat: ['markdown', 'plaintext'] },
+        codeAction: {
+          codeActionLiteralSupport: { codeActionKind: { valueSet: ['', 'quickfix', 'refactor', 'source', 'source.fixAll'] } },
+          isPreferredSupport: true,
+          dataSupport: true,
+        },
+        codeLens: {},
+      },
+      window: { workDoneProgress: true },
+      ...(this.opts.capabilities ?? {}),
+    };
+    this.initializeResult = await withTimeout(
+      this.connection.sendRequest(InitializeRequest.type, {
+        processId: process.pid,
+        rootUri: this.workspaceUri,
+        workspaceFolders: [{ uri: this.workspaceUri, name: 'workspace' }],
+        capabilities,
+        initializationOptions: this.opts.initializationOptions,
+      }),
+      10_000,
+      'initialize',
+    );
+    await this.connection.sendNotification(InitializedNotification.type, {});
+  }
+
+  /** The file URI of a workspace-relative path. */
+  uri(relPath: string): string {
+    return pathToFileURL(join(this.workspaceDir, relPath)).toString();
+  }
+
+  /** Writes a file into the workspace (creating folders); returns its URI. */
+  writeFile(relPath: string, text: string | Uint8Array): string {
+    const abs = join(this.workspaceDir, relPath);
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, text);
+    return this.uri(relPath);
+  }
+
+  /** didOpen. `target` is a workspace-relative path or a full URI. Returns the URI. */
+  open(target: string, text: string, languageId?: string): string {
+    const uri = /^[a-z][a-z0-9+.-]*:/i.test(target) ? target : this.uri(target);
+    const lang = languageId ?? guessLanguage(uri);
+    this.versions.set(uri, 1);
+    this.texts.set(uri, text);
+    void this.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: lang, version: 1, text } });
+    return uri;
+  }
+
+  /** Writes the file to disk (report rules resolve paths against it) and opens it. */
+  openFile(relPath: string, text: string, languageId?: string): string {
+    this.writeFile(relPath, text);
+    return this.open(relPath, text, languageId);
+  }
+
+  /** didChange with the whole new text (or explicit incremental changes). Returns the new version. */
+  change(uri: string, change: string | TextDocumentContentChangeEvent[]): number {
+    const version = (this.versions.get(uri) ?? 0) + 1;
+    this.versions.set(uri, version);
+    const contentChanges = typeof change === 'string' ? [{ text: change }] : change;
+    if (typeof change === 'string') this.texts.set(uri, change);
+    else this.texts.set(uri, applyContentChanges(this.texts.get(uri) ?? '', change));
+    void this.connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version }, contentChanges });
+    return version;
+  }
+
+  close(uri: string): void {
+    this.versions.delete(uri);
+    this.texts.delete(uri);
+    void this.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
+  }
+
+  /** The text the harness believes the server has for an open document. */
+  text(uri: string): string | undefined {
+    return this.texts.get(uri);
+  }
+
+  version(uri: string): number | undefined {
+    return this.versions.get(uri);
+  }
+
+  /** Replaces the settings and sends workspace/didChangeConfiguration (with the values, for push-only clients). */
+  async setSettings(settings: Record<string, unknown>): Promise<void> {
+    this.settings = { ...settings };
+    await this.connection.sendNotification(DidChangeConfigurationNotification.type, { settings: { toonlens: this.settings } });
+  }
+
+  async fileEvents(changes: FileEvent[]): Promise<void> {
+    await this.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes });
+  }
+
+  /** The most recent diagnostics published for a URI (undefined: none yet). */
+  latestDiagnostics(uri: string): Diagnostic[] | undefined {
+    const list = this.published.get(uri);
+    return list?.[list.length - 1]?.diagnostics;
+  }
+
+  /**
+   * Waits until the latest diagnostics published for `uri` satisfy `predicate` (checked on what is
+   * already there, then on every new publish). Rejects after `timeoutMs` with what was last seen.
+   */
+  waitForDiagnostics(uri: string, predicate: (diagnostics: Diagnostic[], version?: number) => boolean = () => true, timeoutMs = 15_000): Promise<Diagnostic[]> {
+    return this.waitFor(
+      () => {
+        const list = this.published.get(uri);
+        const last = list?.[list.length - 1];
+        return last && predicate(last.diagnostics, last.version) ? last.diagnostics : undefined;
+      },
+      timeoutMs,
+      () => `diagnostics for ${uri}; last published: ${JSON.stringify(this.latestDiagnostics(uri)?.map((d) => `${d.code}@${d.range.start.line}:${d.range.start.character}`))}`,
+    );
+  }
+
+  /** Waits until the server logged a message matching `re`. */
+  waitForLog(re: RegExp, timeoutMs = 5000): Promise<LogMessageParams> {
+    return this.waitFor(() => this.logs.find((l) => re.test(l.message)), timeoutMs, () => `a log matching ${re}; logs: ${this.logs.map((l) => l.message).join(' | ')}`);
+  }
+
+  /** Generic wait for a condition re-evaluated on every message from the server. */
+  waitFor<T>(probe: () => T | undefined, timeoutMs: number, describe: () => string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const check = (): boolean => {
+        const v = probe();
+        if (v !== undefined) {
+          finish();
+          resolve(v);
+          return true;
+        }
+        if (!this.alive) {
+          finish();
+          reject(new Error(`server exited while waiting for ${describe()}\nstderr:\n${this.stderr}`));
+          return true;
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${describe()}`));
+      }, timeoutMs);
+      const finish = () => {
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+      };
+      const waiter: Waiter = () => void check();
+      if (check()) return;
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Resolves after `ms` (for asserting that nothing more arrives). */
+  sleep(ms: number): Promise<void> {
+    return new Promise((r) => setTimeout(r, ms));
+  }
+
+  hover(uri: string, position: Position): Promise<Hover | null> {
+    return withTimeout(this.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position }), 10_000, 'hover');
+  }
+
+  codeActions(uri: string, range: Range, opts: { only?: string[]; diagnostics?: Diagnostic[] } = {}): Promise<(CodeAction | Command)[] | null> {
+    return withTimeout(
+      this.connection.sendRequest(CodeActionRequest.type, {
+        textDocument: { uri },
+        range,
+        context: { diagnostics: opts.diagnostics ?? [], only: opts.only },
+      }),
+      10_000,
+      'codeAction',
+    );
+  }
+
+  codeLenses(uri: string): Promise<CodeLens[] | null> {
+    return withTimeout(this.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } }), 10_000, 'codeLens');
+  }
+
+  executeCommand(command: string, args: unknown[] = []): Promise<unknown> {
+    return withTimeout(this.connection.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }), 10_000, `executeCommand ${command}`);
+  }
+
+  /** The text edits a workspace edit makes to one document (changes or documentChanges form). */
+  static editsFor(edit: WorkspaceEdit | undefined, uri: string): TextEdit[] {
+    if (!edit) return [];
+    const out: TextEdit[] = [];
+    if (edit.changes?.[uri]) out.push(...edit.changes[uri]!);
+    for (const dc of edit.documentChanges ?? []) {
+      if ('textDocument' in dc && dc.textDocument.uri === uri) out.push(...(dc.edits as TextEdit[]));
+    }
+    return out;
+  }
+
+  /** shutdown + exit, then waits for the process to end (killed after a timeout); removes the temp workspace. */
+  async shutdown(timeoutMs = 5000): Promise<number | null> {
+    try {
+      if (this.alive) {
+        await withTimeout(this.connection.sendRequest(ShutdownRequest.type), timeoutMs, 'shutdown');
+        await this.connection.sendNotification(ExitNotification.type);
+      }
+      const code = await withTimeout(this.exited, timeoutMs, 'process exit');
+      return code;
+    } catch (err) {
+      this.kill();
+      throw err;
+    } finally {
+      this.connection.dispose();
+      if (this.ownsWorkspace) rmSync(this.workspaceDir, { recursive: true, force: true });
+    }
+  }
+
+  /** Kills the server (for failed tests). */
+  kill(): void {
+    if (this.alive) this.process.kill('SIGKILL');
+  }
+
+  private notify(): void {
+    for (const w of [...this.waiters]) w();
+  }
+}
+
+function guessLanguage(uri: string): string {
+  if (/\.jsonc$/i.test(uri)) return 'jsonc';
+  if (/\.json$/i.test(uri)) return 'json';
+  if (/\.(md|markdown)$/i.test(uri)) return 'markdown';
+  if (/\.toon$/i.test(uri)) return 'toon';
+  return 'plaintext';
+}
+
+/** Offset of an LSP position in a text (UTF-16, \n or \r\n line breaks). */
+export function offsetAt(text: string, pos: Position): number {
+  let line = 0;
+  let i = 0;
+  while (line < pos.line && i < text.length) {
+    const nl = text.indexOf('\n', i);
+    if (nl < 0) return text.length;
+    i = nl + 1;
+    line++;
+  }
+  let end = text.indexOf('\n', i);
+  if (end < 0) end = text.length;
+  if (end > i && text.charCodeAt(end - 1) === 13) end--;
+  return Math.min(i + pos.character, end);
+}
+
+/** The LSP position of an offset. */
+export function positionAt(text: string, offset: number): Position {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length - 1;
+  return { line, character: offset - (before.lastIndexOf('\n') + 1) };
+}
+
+/** Applies non-overlapping text edits (as a client would). */
+export function applyTextEdits(text: string, edits: TextEdit[]): string {
+  const spans = edits
+    .map((e) => ({ start: offsetAt(text, e.range.start), end: offsetAt(text, e.range.end), newText: e.newText }))
+    .sort((a, b) => b.start - a.start || b.end - a.end);
+  let out = text;
+  let lastStart = Infinity;
+  for (const s of spans) {
+    if (s.end > lastStart) throw new Error('overlapping text edits');
+    out = out.slice(0, s.start) + s.newText + out.slice(s.end);
+    lastStart = s.start;
+  }
+  return out;
+}
+
+function applyContentChanges(text: string, changes: TextDocumentContentChangeEvent[]): string {
+  let out = text;
+  for (const c of changes) {
+    if ('range' in c && c.range) out = applyTextEdits(out, [{ range: c.range, newText: c.text }]);
+    else out = c.text;
+  }
+  return out;
+}
+
+function withTimeout<T>(p: Promise<T> | Thenable<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    Promise.resolve(p).finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+    }),
+  ]);
+}

@@ -1,0 +1,63 @@
+// The VS Code client starts the server with --node-ipc; other editors use --stdio (the harness).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import {
+  createProtocolConnection,
+  ExitNotification,
+  InitializeRequest,
+  InitializedNotification,
+  IPCMessageReader,
+  IPCMessageWriter,
+  ShutdownRequest,
+} from 'vscode-languageserver-protocol/node';
+import { LspHarness, SERVER_PATH } from './harness';
+
+test('--node-ipc: initialize, shutdown, exit 0', async () => {
+  const child = fork(SERVER_PATH, ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const connection = createProtocolConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
+  connection.listen();
+  try {
+    const result = await connection.sendRequest(InitializeRequest.type, { processId: process.pid, rootUri: null, capabilities: {}, workspaceFolders: null });
+    assert.equal(result.serverInfo?.name, 'toonlens');
+    await connection.sendNotification(InitializedNotification.type, {});
+    await connection.sendRequest(ShutdownRequest.type);
+    await connection.sendNotification(ExitNotification.type);
+    const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 5000).unref());
+    assert.equal(await Promise.race([exited, timeout]), 0);
+  } finally {
+    connection.dispose();
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
+
+test('--stdio: the server exits when the client goes away without shutdown', async () => {
+  const lsp = await LspHarness.start();
+  const uri = lsp.open('x.verdict.json', '{}');
+  await lsp.waitForDiagnostics(uri);
+  lsp.connection.dispose();
+  lsp.process.stdin!.end();
+  const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 5000).unref());
+  const code = await Promise.race([lsp.exited, timeout]);
+  if (code === 'timeout') lsp.kill();
+  rmSync(lsp.workspaceDir, { recursive: true, force: true });
+  assert.notEqual(code, 'timeout', 'the server did not exit');
+});
+
+test('commands: advertised for generic clients, left to the VS Code client when it registers them itself', async () => {
+  const generic = await LspHarness.start();
+  const vscodeLike = await LspHarness.start({ initializationOptions: { clientRegistersCommands: true, trusted: true } });
+  try {
+    const advertised = generic.initializeResult!.capabilities.executeCommandProvider?.commands ?? [];
+    assert.ok(advertised.includes('toonlens.convertSection'), JSON.stringify(advertised));
+    const left = vscodeLike.initializeResult!.capabilities.executeCommandProvider?.commands ?? [];
+    for (const c of ['toonlens.convertSection', 'toonlens.revertSection', 'toonlens.convertAll', 'toonlens.applyEdit', 'toonlens.applyAllAuto', 'toonlens.showVerdict']) {
+      assert.ok(!left.includes(c), `${c} must not be advertised: vscode-languageclient would register it a second time`);
+    }
+  } finally {
+    await generic.shutdown();
+    await vscodeLike.shutdown();
+  }
+});
