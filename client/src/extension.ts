@@ -2,7 +2,7 @@
 // workspace/executeCommand; the server asks for confirmations and sets the status-bar text.
 // No rule, measurement or format knowledge lives here.
 import * as path from 'node:path';
-import { commands, StatusBarAlignment, window, workspace, type ExtensionContext } from 'vscode';
+import { commands, Position, Selection, StatusBarAlignment, Uri, window, workspace, type ExtensionContext } from 'vscode';
 import {
   ExecuteCommandRequest,
   LanguageClient,
@@ -11,6 +11,7 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import {
+  COMMANDS,
   CONFIRM_REQUEST,
   FORWARDED_COMMANDS,
   STATUS_NOTIFICATION,
@@ -55,6 +56,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
   });
 
   for (const command of FORWARDED_COMMANDS) {
+    if (command === COMMANDS.showVerdict) continue;
     context.subscriptions.push(
       commands.registerCommand(command, async (...args: unknown[]) => {
         if (args.length === 0) {
@@ -64,10 +66,23 @@ export async function activate(context: ExtensionContext): Promise<void> {
           const arg: ActiveEditorArg = { uri: editor.document.uri.toString(), position: { line, character } };
           args = [arg];
         }
-        return client?.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+        const outcome = (await client?.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as { applied?: boolean; message?: string } | undefined;
+        if (outcome && outcome.applied === false && outcome.message) void window.showInformationMessage(`ToonLens: ${outcome.message}`);
+        return outcome;
       }),
     );
   }
+  // UI only: put the cursor on the section's heading and open its verdict hover (the server renders it).
+  context.subscriptions.push(
+    commands.registerCommand(COMMANDS.showVerdict, async (arg?: ActiveEditorArg) => {
+      if (arg?.uri) {
+        const editor = await window.showTextDocument(Uri.parse(arg.uri));
+        const pos = new Position(arg.position.line, arg.position.character);
+        editor.selection = new Selection(pos, pos);
+      }
+      await commands.executeCommand('editor.action.showHover');
+    }),
+  );
   context.subscriptions.push(workspace.onDidGrantWorkspaceTrust(() => void client?.sendNotification(TRUST_GRANTED_NOTIFICATION)));
 
   await client.start();
