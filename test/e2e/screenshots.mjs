@@ -60,8 +60,15 @@ export async function takeReadmeScreenshots(ctx) {
       const text = fs.readFileSync(path.join(ws, rel), 'utf8').split('\n');
       const line = text.findIndex((l) => l.includes('"safety_tier"')) + 1;
       await goTo(page, line, text[line - 1].indexOf('"confirm"') + 3);
-      await page.keyboard.press('Control+.');
-      await page.locator('.action-widget').first().waitFor({ timeout: 20000 });
+      await page.waitForTimeout(1500); // let the code actions of the diagnostic arrive
+      await page.keyboard.press('F1');
+      await page.keyboard.type('Quick Fix');
+      await page.waitForTimeout(500);
+      await page.keyboard.press('Enter');
+      await page.locator('.action-widget').first().waitFor({ timeout: 20000 }).catch(async (e) => {
+        await page.screenshot({ path: path.join(out, 'quickfix-fail.png') });
+        throw e;
+      });
       await page.waitForTimeout(800);
       await page.screenshot({ path: path.join(out, 'quickfix.png') });
       ctx.lap('screenshot docs/images/quickfix.png');

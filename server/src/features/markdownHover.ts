@@ -24,7 +24,7 @@ export function sectionHoverMarkdown(s: SectionResult): string {
   lines.push('| | markdown | TOON | saved |');
   lines.push('|---|---:|---:|---:|');
   lines.push(`| characters | ${fmtInt(mc.source)} | ${fmtInt(mc.toon)} | ${fmtInt(mc.savings)} (${fmtChange(mc.savings_pct)}) |`);
-  lines.push(`| tokens (${cell(te.estimator)}) | ${fmtInt(te.source)} | ${fmtInt(te.toon)} | ${fmtInt(te.savings)} |`);
+  lines.push(`| tokens (\`${cell(te.estimator)}\`) | ${fmtInt(te.source)} | ${fmtInt(te.toon)} | ${fmtInt(te.savings)} |`);
   for (const r of te.ratio_estimates) {
     lines.push(`| tokens (${r.chars_per_token} chars/token) | ${fmtInt(r.source)} | ${fmtInt(r.toon)} | ${fmtInt(r.savings)} |`);
   }

@@ -34,13 +34,13 @@ export function sectionLensTitle(s: SectionResult): string {
   }
 }
 
-/** The plan lens title, e.g. `TOON plan: −12.3% net · 3 of 10 sections convert · hybrid recommended`. */
+/** The plan lens title, e.g. `TOON plan: −12.3% net · 3 of 10 sections convert · safe to auto-apply`. */
 export function planLensTitle(plan: PlanResult): string {
   const cp = plan.verdict.context_plan!;
   const measured = plan.sections.filter((s) => s.verdict).length;
   const converted = plan.sections.filter((s) => s.action === 'convert').length;
-  const verdict = cp.recommend_hybrid ? (cp.safe_to_auto_apply ? 'hybrid recommended, safe to auto-apply' : 'hybrid recommended, review first') : 'keep markdown';
-  return `TOON plan: ${fmtChange(cp.net.savings_pct)} net (${fmtInt(cp.net.source)} → ${fmtInt(cp.net.hybrid)} chars) · ${converted} of ${measured} sections convert · ${verdict}`;
+  const verdict = cp.recommend_hybrid ? (cp.safe_to_auto_apply ? 'safe to auto-apply' : 'review before converting') : 'keep markdown';
+  return `TOON plan: ${fmtChange(cp.net.savings_pct)} net · ${converted} of ${measured} sections convert · ${verdict}`;
 }
 
 export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavingsPct: number): CodeLens[] {
