@@ -1,6 +1,447 @@
+/**
+ * `toonlens check [--format text|json|sarif] [--fix] [--kind KIND] <files|dirs|globs…>`:
+ * the editor's diagnostics for agent JSON, in CI. Exit 0: no error; 1: some error; 2: usage or I/O error.
+ */
+import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, existsSync, type Stats } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
+import { parse as parseJsonc } from 'jsonc-parser';
 import type { CliIO } from './io';
+import { VERSION } from '../version';
+import { checkBytes, TOO_LARGE_CODE, type CheckOptions, type CheckResult, type CheckSettings } from '../core/check';
+import { detectKind } from '../core/kinds';
+import { applyFixes } from '../core/json/edits';
+import { parseJson } from '../core/json/parse';
+import { createNodeWorkspace } from '../node/workspace';
+import { LineIndex } from '../core/lineIndex';
+import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, type WorkspaceReader } from '../core/types';
 
-export async function run(_argv: string[], io: CliIO): Promise<number> {
-  io.stderr('toonlens: this command is not implemented yet\n');
-  return 2;
+export const CHECK_HELP = `Usage: toonlens check [options] <files|dirs|globs…>
+
+Diagnoses agent JSON documents (verdicts, docs-hygiene reports, critique reports,
+recipe-build MCP payloads). Directories are walked (node_modules and .git skipped)
+for the JSON documents ToonLens recognizes; files named explicitly are always read.
+
+Options:
+  --format text|json|sarif   output format (default text: path:line:col severity code message)
+  --fix                      apply every unattended fix to the files, then report what remains
+  --kind KIND                treat every file as this kind (${DOCUMENT_KINDS.join(', ')})
+  --max-file-size-mb N       skip larger files with an info diagnostic (default 50)
+  -h, --help                 show this help
+  --version                  print the version
+
+Exit status: 0 no error, 1 at least one error diagnostic, 2 usage or I/O error.
+`;
+
+type Format = 'text' | 'json' | 'sarif';
+
+/** Builds the WorkspaceReader a report's rules use: the Node file-system + git one unless a test plugs in another. */
+export type WorkspaceFactory = (root: string) => WorkspaceReader;
+let workspaceFactory: WorkspaceFactory | undefined = (root) => createNodeWorkspace(root);
+
+/** Replaces the workspace the CLI hands to rules (tests pass a fake; undefined runs the pure checks only). */
+export function setWorkspaceFactory(factory: WorkspaceFactory | undefined): void {
+  workspaceFactory = factory;
+}
+
+interface ParsedArgs {
+  format: Format;
+  fix: boolean;
+  kind?: DocumentKind;
+  maxFileSizeMB?: number;
+  targets: string[];
+}
+
+class UsageProblem extends Error {}
+
+function parseArgs(argv: string[]): ParsedArgs | 'help' | 'version' {
+  const out: ParsedArgs = { format: 'text', fix: false, targets: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new UsageProblem(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '-h':
+      case '--help':
+        return 'help';
+      case '--version':
+        return 'version';
+      case '--fix':
+        out.fix = true;
+        break;
+      case '--format': {
+        const f = value();
+        if (f !== 'text' && f !== 'json' && f !== 'sarif') throw new UsageProblem(`--format must be text, json or sarif, not '${f}'`);
+        out.format = f;
+        break;
+      }
+      case '--kind': {
+        const k = value();
+        if (!DOCUMENT_KINDS.includes(k as DocumentKind)) throw new UsageProblem(`--kind must be one of ${DOCUMENT_KINDS.join(', ')}, not '${k}'`);
+        out.kind = k as DocumentKind;
+        break;
+      }
+      case '--max-file-size-mb': {
+        const n = Number(value());
+        if (!(n > 0)) throw new UsageProblem('--max-file-size-mb must be a positive number');
+        out.maxFileSizeMB = n;
+        break;
+      }
+      case '--':
+        out.targets.push(...argv.slice(i + 1));
+        i = argv.length;
+        break;
+      default:
+        if (a.startsWith('-') && a !== '-') throw new UsageProblem(`unknown option '${a}'`);
+        out.targets.push(a);
+    }
+  }
+  if (out.targets.length === 0) throw new UsageProblem('no files, directories or globs given');
+  return out;
+}
+
+/** One checked file, as the JSON format prints it. */
+export interface FileReport {
+  file: string;
+  kind: DocumentKind | null;
+  diagnostics: { code: string; severity: CoreDiagnostic['severity']; message: string; range: { start: Position; end: Position } }[];
+}
+interface Position {
+  line: number;
+  character: number;
+}
+
+const SKIPPED_DIRS = new Set(['node_modules', '.git']);
+const GLOB_CHARS = /[*?[\]{}]/;
+
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  let args: ParsedArgs;
+  try {
+    const parsed = parseArgs(argv);
+    if (parsed === 'help') {
+      io.stdout(CHECK_HELP);
+      return 0;
+    }
+    if (parsed === 'version') {
+      io.stdout(`${VERSION}\n`);
+      return 0;
+    }
+    args = parsed;
+  } catch (err) {
+    if (err instanceof UsageProblem) {
+      io.stderr(`toonlens check: ${err.message}\n\n${CHECK_HELP}`);
+      return 2;
+    }
+    throw err;
+  }
+
+  settingsCache.clear(); // settings files may have changed since the previous run in this process
+  const settings: CheckSettings = { maxFileSizeMB: args.maxFileSizeMB };
+  let ioError = false;
+  const files: { abs: string; explicit: boolean }[] = [];
+  const seen = new Set<string>();
+  const add = (abs: string, explicit: boolean) => {
+    if (seen.has(abs)) return;
+    seen.add(abs);
+    files.push({ abs, explicit });
+  };
+
+  for (const target of args.targets) {
+    const abs = resolve(io.cwd, target);
+    let st: Stats | undefined;
+    try {
+      st = statSync(abs);
+    } catch {
+      st = undefined;
+    }
+    if (st?.isDirectory()) {
+      for (const f of walk(abs, io.cwd)) add(f, false);
+    } else if (st) {
+      add(abs, true);
+    } else if (GLOB_CHARS.test(target)) {
+      const matches = expandGlob(io.cwd, target);
+      if (matches.length === 0) {
+        io.stderr(`toonlens check: no file matches '${target}'\n`);
+        ioError = true;
+      }
+      for (const f of matches) add(f, true);
+    } else {
+      io.stderr(`toonlens check: cannot read '${target}': no such file or directory\n`);
+      ioError = true;
+    }
+  }
+
+  const reports: FileReport[] = [];
+  const textLines: string[] = [];
+  let errors = 0;
+  let warnings = 0;
+  let checked = 0;
+  const workspaces = new Map<string, WorkspaceReader | undefined>();
+
+  for (const { abs, explicit } of files) {
+    let bytes: Uint8Array;
+    try {
+      bytes = readFileSync(abs);
+    } catch (err) {
+      io.stderr(`toonlens check: cannot read '${display(io.cwd, abs)}': ${(err as NodeJS.ErrnoException).code ?? String(err)}\n`);
+      ioError = true;
+      continue;
+    }
+    const root = repositoryRoot(abs, io.cwd);
+    if (!workspaces.has(root)) workspaces.set(root, workspaceFactory?.(root));
+    const opts: CheckOptions = { fsPath: abs, settings: { ...workspaceSettings(root), ...definedOnly(settings) }, kind: args.kind, workspace: workspaces.get(root) };
+    let result = checkBytes(bytes, opts);
+    const tooLarge = result.diagnostics.some((d) => d.code === TOO_LARGE_CODE);
+    if (!result.kind && tooLarge && explicit) {
+      io.stderr(`toonlens check: ${display(io.cwd, abs)}: ${result.diagnostics[0]!.message}\n`);
+      continue;
+    }
+    if (!result.kind) {
+      // Walked files that are not ToonLens documents are silently skipped; named ones get a note.
+      if (explicit) io.stderr(`toonlens check: ${display(io.cwd, abs)}: not a ToonLens document (no $schema, setting, file-name convention or distinctive keys); skipped\n`);
+      if (explicit && args.format === 'json') reports.push({ file: display(io.cwd, abs), kind: null, diagnostics: [] });
+      continue;
+    }
+    checked++;
+
+    if (args.fix) {
+      const fixed = fixFile(abs, result, opts, io);
+      if (fixed === 'io-error') ioError = true;
+      else if (fixed) result = fixed;
+    }
+
+    const rel = display(io.cwd, abs);
+    const toPosition = positionMapper(result.text);
+    const report: FileReport = { file: rel, kind: result.kind ?? null, diagnostics: [] };
+    for (const d of result.diagnostics) {
+      if (d.severity === 'error') errors++;
+      else if (d.severity === 'warning') warnings++;
+      const range = { start: toPosition(d.range.start), end: toPosition(d.range.end) };
+      report.diagnostics.push({ code: d.code, severity: d.severity, message: d.message, range });
+      textLines.push(`${rel}:${range.start.line + 1}:${range.start.character + 1} ${d.severity} ${d.code} ${d.message}`);
+    }
+    reports.push(report);
+  }
+
+  if (args.format === 'json') io.stdout(JSON.stringify(reports, null, 2) + '\n');
+  else if (args.format === 'sarif') io.stdout(JSON.stringify(toSarif(reports), null, 2) + '\n');
+  else {
+    if (textLines.length) io.stdout(textLines.join('\n') + '\n');
+    io.stderr(`${checked} document${checked === 1 ? '' : 's'} checked: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`);
+  }
+  if (ioError) return 2;
+  return errors > 0 ? 1 : 0;
+}
+
+/** Applies the unattended fixes and writes the file atomically; returns the re-check, undefined when nothing changed. */
+function fixFile(abs: string, result: CheckResult, opts: CheckOptions, io: CliIO): CheckResult | undefined | 'io-error' {
+  const fixes: JsonFix[] = result.diagnostics.flatMap((d) => d.fixes ?? []).filter((f) => f.fixAll);
+  if (fixes.length === 0 || result.text === undefined) return undefined;
+  const next = applyFixes(result.text, fixes);
+  if (next === result.text) return undefined;
+  const tmp = join(dirname(abs), `.${basename(abs)}.toonlens-${process.pid}.tmp`);
+  try {
+    writeFileSync(tmp, next, 'utf8');
+    renameSync(tmp, abs);
+  } catch (err) {
+    try {
+      if (existsSync(tmp)) unlinkSync(tmp);
+    } catch {
+      // the temp file is ours; failing to remove it must not hide the real error
+    }
+    io.stderr(`toonlens check: cannot write '${display(io.cwd, abs)}': ${(err as NodeJS.ErrnoException).code ?? String(err)}\n`);
+    return 'io-error';
+  }
+  io.stderr(`toonlens check: fixed ${display(io.cwd, abs)} (${fixes.length} fix${fixes.length === 1 ? '' : 'es'})\n`);
+  return checkBytes(new TextEncoder().encode(next), opts);
+}
+
+/** Offsets → 0-based LSP positions. A BOM is not a column (editors hide it), so positions are counted without it. */
+function positionMapper(text: string | undefined): (offset: number) => Position {
+  if (text === undefined) return () => ({ line: 0, character: 0 });
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const index = new LineIndex(bom ? text.slice(1) : text);
+  return (offset) => index.positionAt(Math.max(0, offset - bom));
+}
+
+/** JSON files under `dir` (sorted, node_modules/.git skipped) that ToonLens recognizes. */
+function walk(dir: string, cwd: string): string[] {
+  const out: string[] = [];
+  const stack = [dir];
+  while (stack.length) {
+    const d = stack.pop()!;
+    let names: string[];
+    try {
+      names = readdirSync(d).sort();
+    } catch {
+      continue;
+    }
+    const subdirs: string[] = [];
+    for (const n of names) {
+      const p = join(d, n);
+      let st: Stats;
+      try {
+        st = statSync(p);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) {
+        if (!SKIPPED_DIRS.has(n)) subdirs.push(p);
+      } else if (n.toLowerCase().endsWith('.json') && recognized(p, st.size, cwd)) {
+        out.push(p);
+      }
+    }
+    stack.push(...subdirs.reverse());
+  }
+  return out;
+}
+
+/** Whether a walked file is a ToonLens document: by name without reading, else by sniffing its parsed content. */
+function recognized(path: string, size: number, cwd: string): boolean {
+  const root = repositoryRoot(path, cwd);
+  const kindOpts = { fsPath: path, settings: workspaceSettings(root), root };
+  if (detectKind('', undefined, kindOpts)) return true;
+  if (size > 50 * 1024 * 1024) return false;
+  try {
+    const raw = readFileSync(path, 'utf8');
+    const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+    const parsed = parseJson(text);
+    return detectKind(text, parsed.ok ? parsed.value : parsed.partial, kindOpts) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Files matching a glob, searched from its static prefix (relative globs from the cwd). */
+function expandGlob(cwd: string, glob: string): string[] {
+  const posix = glob.replace(/\\/g, '/');
+  const parts = posix.split('/');
+  const staticParts: string[] = [];
+  for (const p of parts) {
+    if (GLOB_CHARS.test(p)) break;
+    staticParts.push(p);
+  }
+  const base = resolve(cwd, staticParts.join('/') || '.');
+  const isMatch = picomatch(resolve(cwd, posix).replace(/\\/g, '/'), { dot: true });
+  const out: string[] = [];
+  const stack = [base];
+  while (stack.length) {
+    const d = stack.pop()!;
+    let names: string[];
+    try {
+      names = readdirSync(d).sort();
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      const p = join(d, n);
+      let st: Stats;
+      try {
+        st = statSync(p);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) {
+        if (!SKIPPED_DIRS.has(n)) stack.push(p);
+      } else if (isMatch(p.split(sep).join('/'))) out.push(p);
+    }
+  }
+  return out.sort();
+}
+
+const settingsCache = new Map<string, CheckSettings>();
+
+/**
+ * The editor settings a repository commits (`.vscode/settings.json`: toonlens.documentKinds and
+ * toonlens.maxFileSizeMB), so CI associates kinds exactly as the editor does. Unreadable → none.
+ */
+export function workspaceSettings(root: string): CheckSettings {
+  let cached = settingsCache.get(root);
+  if (cached) return cached;
+  cached = {};
+  try {
+    const raw = parseJsonc(readFileSync(join(root, '.vscode', 'settings.json'), 'utf8'), [], { allowTrailingComma: true }) as Record<string, unknown> | undefined;
+    const kinds = raw?.['toonlens.documentKinds'];
+    if (kinds && typeof kinds === 'object' && !Array.isArray(kinds)) {
+      cached.documentKinds = Object.fromEntries(Object.entries(kinds).filter(([, k]) => DOCUMENT_KINDS.includes(k as DocumentKind))) as Record<string, DocumentKind>;
+    }
+    const max = raw?.['toonlens.maxFileSizeMB'];
+    if (typeof max === 'number' && max > 0) cached.maxFileSizeMB = max;
+  } catch {
+    // no settings file, or one that is not JSON: the defaults apply
+  }
+  settingsCache.set(root, cached);
+  return cached;
+}
+
+function definedOnly(s: CheckSettings): CheckSettings {
+  return Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined)) as CheckSettings;
+}
+
+/** The nearest folder holding .git above the file, else the cwd: the root report paths are relative to. */
+function repositoryRoot(abs: string, cwd: string): string {
+  let d = dirname(abs);
+  for (;;) {
+    if (existsSync(join(d, '.git'))) return d;
+    const up = dirname(d);
+    if (up === d) return cwd;
+    d = up;
+  }
+}
+
+function display(cwd: string, abs: string): string {
+  const r = relative(cwd, abs);
+  return (r && !r.startsWith('..') ? r : abs).split(sep).join('/');
+}
+
+// ───────────── SARIF 2.1.0 ─────────────
+
+const SARIF_LEVEL: Record<CoreDiagnostic['severity'], 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note', hint: 'note' };
+
+/** The reports as one SARIF 2.1.0 run (code-scanning upload): one rule per code, 1-based regions, relative URIs. */
+export function toSarif(reports: FileReport[]): object {
+  const ruleIds = [...new Set(reports.flatMap((r) => r.diagnostics.map((d) => d.code)))].sort();
+  const ruleIndex = new Map(ruleIds.map((id, i) => [id, i]));
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'toonlens',
+            version: VERSION,
+            informationUri: 'https://github.com/toonlens/toonlens',
+            rules: ruleIds.map((id) => ({ id, name: id, shortDescription: { text: `ToonLens diagnostic ${id}` }, helpUri: 'https://github.com/toonlens/toonlens/blob/main/docs/document-kinds.md' })),
+          },
+        },
+        columnKind: 'utf16CodeUnits',
+        results: reports.flatMap((r) =>
+          r.diagnostics.map((d) => ({
+            ruleId: d.code,
+            ruleIndex: ruleIndex.get(d.code),
+            level: SARIF_LEVEL[d.severity],
+            message: { text: d.message },
+            locations: [
+              {
+                physicalLocation: {
+                  artifactLocation: { uri: encodeURI(r.file), uriBaseId: '%SRCROOT%' },
+                  region: {
+                    startLine: d.range.start.line + 1,
+                    startColumn: d.range.start.character + 1,
+                    endLine: d.range.end.line + 1,
+                    endColumn: d.range.end.character + 1,
+                  },
+                },
+              },
+            ],
+          })),
+        ),
+      },
+    ],
+  };
 }
