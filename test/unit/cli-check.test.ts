@@ -93,6 +93,14 @@ describe('toonlens check: walking, formats, exit codes', () => {
     assert.equal(r.code, 1);
   });
 
+  test('--exit-zero reports the same errors and exits 0', async () => {
+    const strict = await check(['--format', 'json', 'examples']);
+    const lenient = await check(['--format', 'json', '--exit-zero', 'examples']);
+    assert.equal(strict.code, 1);
+    assert.equal(lenient.code, 0);
+    assert.deepEqual(JSON.parse(lenient.stdout), JSON.parse(strict.stdout));
+  });
+
   test('a glob', async () => {
     const r = await check(['--format', 'json', 'examples/**/*.critique.json']);
     const files = (JSON.parse(r.stdout) as FileReport[]).map((x) => x.file);

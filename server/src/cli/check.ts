@@ -25,12 +25,13 @@ for the JSON documents ToonLens recognizes; files named explicitly are always re
 Options:
   --format text|json|sarif   output format (default text: path:line:col severity code message)
   --fix                      apply every unattended fix to the files, then report what remains
+  --exit-zero                exit 0 even when errors are found (usage and I/O errors still exit 2)
   --kind KIND                treat every file as this kind (${DOCUMENT_KINDS.join(', ')})
   --max-file-size-mb N       skip larger files with an info diagnostic (default 50)
   -h, --help                 show this help
   --version                  print the version
 
-Exit status: 0 no error, 1 at least one error diagnostic, 2 usage or I/O error.
+Exit status: 0 no error (or --exit-zero), 1 at least one error diagnostic, 2 usage or I/O error.
 `;
 
 type Format = 'text' | 'json' | 'sarif';
@@ -47,6 +48,8 @@ export function setWorkspaceFactory(factory: WorkspaceFactory | undefined): void
 interface ParsedArgs {
   format: Format;
   fix: boolean;
+  /** Report errors but exit 0 (a demo or a report-only CI step). */
+  exitZero?: boolean;
   kind?: DocumentKind;
   maxFileSizeMB?: number;
   targets: string[];
@@ -72,6 +75,9 @@ function parseArgs(argv: string[]): ParsedArgs | 'help' | 'version' {
         return 'version';
       case '--fix':
         out.fix = true;
+        break;
+      case '--exit-zero':
+        out.exitZero = true;
         break;
       case '--format': {
         const f = value();
@@ -234,7 +240,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.stderr(`${checked} document${checked === 1 ? '' : 's'} checked: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`);
   }
   if (ioError) return 2;
-  return errors > 0 ? 1 : 0;
+  return errors > 0 && !args.exitZero ? 1 : 0;
 }
 
 /** Applies the unattended fixes and writes the file atomically; returns the re-check, undefined when nothing changed. */
