@@ -1,0 +1,198 @@
+/**
+ * Per-slice analysis: everything about a slice that depends only on its text and kind,
+ * so the engine cache can reuse it across edits elsewhere in the document.
+ */
+import { parseSlice, type Block, type ParsedSlice } from './blocks';
+import { bodyValue, sliceKey, type JsonObject, type JsonValue } from './model';
+import { CandidateSet } from './candidate';
+import { modelAlnum, sourceAlnum } from './coverage';
+import { estimateTokens } from './measure';
+import { profileName, sliceStats, emptyStats, RULE_RE, type ProfileName, type Stats } from './stats';
+import {
+  duplicateRuleWarnings,
+  longSectionWarning,
+  sliceRules,
+  splitCandidateWarning,
+  vagueRuleWarnings,
+  type RuleRef,
+  type VerdictWarning,
+} from './warnings';
+
+export type SliceKind = 'frontmatter' | 'preamble' | 'section';
+
+export interface SliceAnalysis {
+  kind: SliceKind;
+  raw: string;
+  /** Slice-relative end of the heading line(s) incl. terminator. */
+  headingEnd: number;
+  key: string;
+  body: JsonValue;
+  /** The slice model: { key: body }. */
+  model: JsonObject;
+  parsed: ParsedSlice | null;
+  stats: Stats;
+  profile: ProfileName;
+  /** The heading text when it is a level-1 heading (a standalone document's title). */
+  title: string | null;
+  /** Display name in warning messages. */
+  section: string;
+  /** Rules (slice-relative) for document-level duplicate detection. */
+  rules: RuleRef[];
+  /** Vague, long-section and split warnings (slice-relative). */
+  ownWarnings: VerdictWarning[];
+  /** Duplicate rules within the slice alone (slice-relative). */
+  localDuplicates: VerdictWarning[];
+  candidates: CandidateSet;
+  sourceAlnum: number;
+  /** tokenx estimate of the slice text, computed on first use (see sliceSourceTokens). */
+  sourceTokens: number | undefined;
+  /** Memo: token estimate per candidate text. */
+  candidateTokens: Map<string, number>;
+  /** Memo for derived (record/lossy) models. */
+  derived: Map<string, { model: JsonObject; candidates: CandidateSet; alnum: number }>;
+  /** Memo for standalone verdicts by options key. */
+  verdicts: Map<string, unknown>;
+}
+
+function countLines(raw: string): number {
+  if (raw === '') return 0;
+  let n = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 10) n++;
+    else if (c === 13 && raw.charCodeAt(i + 1) !== 10) n++;
+  }
+  const last = raw.charCodeAt(raw.length - 1);
+  return last === 10 || last === 13 ? n : n + 1;
+}
+
+/** Analyses one slice standalone. Never throws on any input. */
+export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): SliceAnalysis {
+  const lines = countLines(raw);
+  let parsed: ParsedSlice | null = null;
+  let key: string;
+  let body: JsonValue;
+  let stats: Stats;
+  if (kind === 'frontmatter') {
+    key = '---';
+    body = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').replace(/\n$/, '');
+    stats = { ...emptyStats(), lines };
+  } else {
+    parsed = parseSlice(raw, kind === 'section');
+    key = sliceKey(kind, parsed.heading);
+    body = bodyValue(parsed.blocks);
+    stats = sliceStats(parsed, lines);
+  }
+  const model: JsonObject = { [key]: body };
+  const section = parsed?.heading ? parsed.heading.text.replace(/\s+/g, ' ') : kind === 'preamble' ? '(preamble)' : '(frontmatter)';
+  const rules = parsed ? sliceRules(parsed, section) : [];
+  const ownWarnings: VerdictWarning[] = [];
+  if (parsed) {
+    ownWarnings.push(...vagueRuleWarnings(parsed, section));
+    const hasBody = parsed.blocks.length > 0;
+    if (hasBody) {
+      const long = longSectionWarning(parsed, raw, headingEnd, section);
+      if (long) ownWarnings.push(long);
+      const split = splitCandidateWarning(parsed, section);
+      if (split) ownWarnings.push(split);
+    }
+  }
+  return {
+    kind,
+    raw,
+    headingEnd,
+    key,
+    body,
+    model,
+    parsed,
+    stats,
+    profile: profileName(stats),
+    title: parsed?.heading && parsed.heading.level === 1 ? parsed.heading.text : null,
+    section,
+    rules,
+    ownWarnings,
+    localDuplicates: duplicateRuleWarnings(rules),
+    candidates: new CandidateSet(model),
+    sourceAlnum: kind === 'frontmatter' ? 0 : sourceAlnum(raw),
+    sourceTokens: undefined,
+    candidateTokens: new Map(),
+    derived: new Map(),
+    verdicts: new Map(),
+  };
+}
+
+/** Token estimate of the slice text, memoized on the analysis. */
+export function sliceSourceTokens(a: SliceAnalysis): number {
+  return (a.sourceTokens ??= estimateTokens(a.raw));
+}
+
+/** Token estimate of a candidate text, memoized on the analysis. */
+export function candidateTokens(a: SliceAnalysis, text: string): number {
+  let n = a.candidateTokens.get(text);
+  if (n === undefined) {
+    n = estimateTokens(text);
+    if (a.candidateTokens.size > 8) a.candidateTokens.clear();
+    a.candidateTokens.set(text, n);
+  }
+  return n;
+}
+
+/** Record-mode blocks: tables, definitions and lists kept; paragraphs reduced to their rule sentences; code and raw dropped. */
+export function recordBlocks(blocks: Block[]): Block[] {
+  const out: Block[] = [];
+  for (const b of blocks) {
+    if (b.kind === 'l' || b.kind === 'o' || b.kind === 't' || b.kind === 'd') out.push(b);
+    else if (b.kind === 'p') {
+      const rules = (b.text.replace(/\s+/g, ' ').match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g) ?? []).map((s) => s.trim()).filter((s) => s && RULE_RE.test(s));
+      if (rules.length) out.push({ kind: 'l', items: rules });
+    }
+  }
+  return out;
+}
+
+function truncate(s: string, max: number): string {
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}
+
+/** Lossy step 2/3: every string shortened to `max` characters. */
+export function truncateBlocks(blocks: Block[], max: number): Block[] {
+  return blocks.map((b): Block => {
+    switch (b.kind) {
+      case 'p':
+        return { kind: 'p', text: truncate(b.text, max) };
+      case 'l':
+        return { kind: 'l', items: b.items.map((s) => truncate(s, max)) };
+      case 'o':
+        return { kind: 'o', start: b.start, items: b.items.map((s) => truncate(s, max)) };
+      case 't':
+        return { kind: 't', header: b.header, rows: b.rows.map((r) => r.map((s) => truncate(s, max))) };
+      case 'd':
+        return { kind: 'd', defs: b.defs.map(([k, v]) => [k, truncate(v, max)] as [string, string]) };
+      case 'c':
+        return { kind: 'c', lang: b.lang, code: truncate(b.code, max) };
+      case 'm':
+        return { kind: 'm', raw: truncate(b.raw, max) };
+    }
+  });
+}
+
+/**
+ * Derived (non-lossless) models by name: 'record', 'lossy1' (record), 'lossy2' (record, strings
+ * ≤ 120 chars), 'lossy3' (record, strings ≤ 60 chars), 'lossy4' (headings only).
+ */
+export function derivedModel(a: SliceAnalysis, name: string): { model: JsonObject; candidates: CandidateSet; alnum: number } {
+  let d = a.derived.get(name);
+  if (d) return d;
+  let body: JsonValue = a.body;
+  if (a.parsed) {
+    const rec = recordBlocks(a.parsed.blocks);
+    if (name === 'record' || name === 'lossy1') body = bodyValue(rec);
+    else if (name === 'lossy2') body = bodyValue(truncateBlocks(rec, 120));
+    else if (name === 'lossy3') body = bodyValue(truncateBlocks(rec, 60));
+    else body = '';
+  } else if (name !== 'record') body = '';
+  const model: JsonObject = { [a.key]: body };
+  d = { model, candidates: new CandidateSet(model), alnum: modelAlnum(model) };
+  a.derived.set(name, d);
+  return d;
+}

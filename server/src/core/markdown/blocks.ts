@@ -1,0 +1,425 @@
+/**
+ * Block parse of one slice with markdown-it (CommonMark + GFM tables and strikethrough).
+ *
+ * Inline parsing is switched off: the engine keeps each block's inline source
+ * verbatim (lossless by construction) and never needs inline tokens, which are
+ * most of markdown-it's cost. Lines that produce no token (link reference
+ * definitions) are kept as raw blocks, and any block whose extracted content lost
+ * a letter or digit falls back to a raw block, so lossless coverage is 1.0 by
+ * construction.
+ */
+import MarkdownIt from 'markdown-it';
+
+type Parser = ReturnType<typeof MarkdownIt>;
+type Token = ReturnType<Parser['parse']>[number];
+
+export type Block =
+  | { kind: 'p'; text: string }
+  | { kind: 'l'; items: string[] }
+  | { kind: 'o'; items: string[]; start: number }
+  | { kind: 't'; header: string[]; rows: string[][] }
+  | { kind: 'c'; lang: string; code: string }
+  | { kind: 'd'; defs: [string, string][] }
+  | { kind: 'm'; raw: string };
+
+/** A rule-bearing or analysable text unit (list item or paragraph sentence), slice-relative. */
+export interface TextUnit {
+  text: string;
+  /** 'item' for list items, 'sentence' for paragraph sentences. */
+  source: 'item' | 'sentence';
+  /** Offsets relative to the slice text. */
+  start: number;
+  end: number;
+  /** 0-based line indexes relative to the slice. */
+  lineStart: number;
+  lineEnd: number;
+}
+
+export interface ParsedSlice {
+  /** The document-level heading of the slice, if it starts with one. */
+  heading: { level: number; text: string } | null;
+  blocks: Block[];
+  /** Letters and digits per block in the source (ordered-list marker digits excluded). */
+  headingCount: number;
+  paragraphs: number;
+  listItems: number;
+  tables: number;
+  tableRows: number;
+  /** Line indexes (0-based, slice-relative) that belong to tables. */
+  tableLines: number;
+  /** Lines that start a list item (any depth). */
+  bulletLines: number;
+  /** Paragraphs and list items as analysable units, in source order. */
+  units: TextUnit[];
+  /** Definition-shaped items/lines found (for stats). */
+  definitionLines: number;
+  /** Whether the only body block is one paragraph (heading definition test). */
+  bodyIsOneParagraph: boolean;
+  /** Line offsets of the normalized slice text mapped back to raw slice offsets. */
+  lineStarts: number[];
+  lineContentEnds: number[];
+}
+
+let parser: Parser | undefined;
+/** The shared block parser: CommonMark (HTML blocks on) + GFM tables and strikethrough, inline off. */
+export function blockParser(): Parser {
+  if (!parser) {
+    parser = MarkdownIt('commonmark').enable(['table', 'strikethrough']);
+    parser.core.ruler.disable(['inline', 'text_join'], true);
+  }
+  return parser;
+}
+
+const ALNUM_CHAR = /[\p{L}\p{N}]/u;
+/** Number of letter and digit code units (any script); ASCII is counted without the regex engine. */
+export function countAlnum(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128) {
+      if ((c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122)) n++;
+    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const lo = s.charCodeAt(i + 1);
+      if (lo >= 0xdc00 && lo <= 0xdfff) {
+        if (ALNUM_CHAR.test(s.slice(i, i + 2))) n += 2;
+        i++;
+      }
+    } else if (ALNUM_CHAR.test(s[i]!)) n++;
+  }
+  return n;
+}
+
+/** `**term**: text`, `**term:** text`, `` `term`: text ``, `term: text`, `term — text`. */
+const DEF_PATTERNS: RegExp[] = [
+  /^\*\*([^*\n]+?)\*\*\s*(?::|—|–|\s-)\s*(\S[\s\S]*)$/,
+  /^\*\*([^*\n]+?):\*\*\s+(\S[\s\S]*)$/,
+  /^(`[^`\n]+`)\s*(?::|—|–)\s+(\S[\s\S]*)$/,
+  /^([A-Za-z][\w .\/()-]{0,38}?):\s+(\S[\s\S]*)$/,
+  /^([^\s—–][^—–\n]{0,38}?)\s+[—–]\s+(\S[\s\S]*)$/,
+];
+
+/** Splits `text` into [term, definition] when it reads as a definition. */
+export function matchDefinition(text: string): [string, string] | null {
+  for (const re of DEF_PATTERNS) {
+    const m = re.exec(text);
+    if (m) {
+      const term = m[1]!.trim();
+      const def = m[2]!.trim();
+      if (term && def && !/^(https?|ftp|mailto)$/i.test(term)) return [term, def];
+    }
+  }
+  return null;
+}
+
+/** Integer-like keys are reordered by JavaScript objects, so they can never be model keys. */
+export function isIndexLike(key: string): boolean {
+  return /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
+}
+
+const ORDERED_MARKER = /^[ \t]*(\d{1,9})[.)]/;
+
+interface Ctx {
+  lines: string[];
+  /** Offsets of each normalized line in the raw slice text. */
+  rawStarts: number[];
+  rawContentEnds: number[];
+}
+
+function linesText(ctx: Ctx, from: number, to: number): string {
+  return ctx.lines.slice(from, to).join('\n');
+}
+
+function lineIndent(line: string): { cols: number; chars: number } {
+  let cols = 0;
+  let i = 0;
+  for (; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 32) cols++;
+    else break;
+  }
+  return { cols, chars: i };
+}
+
+/** Finds the index of the matching close token for an open token at index i. */
+function closeIndex(tokens: Token[], i: number): number {
+  const open = tokens[i]!;
+  let depth = 0;
+  for (let j = i; j < tokens.length; j++) {
+    const t = tokens[j]!;
+    if (t.nesting === 1 && t.level === open.level) depth++;
+    else if (t.nesting === -1 && t.level === open.level) {
+      depth--;
+      if (depth === 0) return j;
+    }
+  }
+  return tokens.length - 1;
+}
+
+/** Splits paragraph text into sentences with slice-relative positions (one pass over the lines). */
+function sentenceUnits(ctx: Ctx, text: string, lineFrom: number, lineTo: number, out: TextUnit[]): void {
+  const re = /[^.!?]+(?:[.!?]+(?=\s|$)|$)/g;
+  // Each sentence is located by its first and last characters, searching forward only.
+  let line = lineFrom;
+  let col = 0;
+  const find = (needle: string): { line: number; col: number } | null => {
+    for (let l = line; l < lineTo; l++) {
+      const at = ctx.lines[l]!.indexOf(needle, l === line ? col : 0);
+      if (at >= 0) return { line: l, col: at };
+    }
+    return null;
+  };
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const s = m[0].replace(/\s+/g, ' ').trim();
+    if (!s) continue;
+    const firstWord = s.split(' ', 1)[0]!;
+    const lastWord = s.slice(s.lastIndexOf(' ') + 1);
+    const start = find(firstWord);
+    if (!start) continue;
+    line = start.line;
+    col = start.col + firstWord.length;
+    const end = s.includes(' ') ? find(lastWord) : { line: start.line, col: start.col };
+    if (!end) continue;
+    const endCol = end.col + lastWord.length;
+    out.push({
+      text: s,
+      source: 'sentence',
+      start: ctx.rawStarts[start.line]! + start.col,
+      end: ctx.rawStarts[end.line]! + endCol,
+      lineStart: start.line,
+      lineEnd: end.line,
+    });
+    line = end.line;
+    col = endCol;
+  }
+}
+
+/**
+ * Parses one slice (its raw text, CRLF/BOM allowed) into blocks.
+ * `isSection` says whether the slice starts with a heading line that is the section's own.
+ */
+export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
+  const lines: string[] = [];
+  const rawStarts: number[] = [];
+  const rawContentEnds: number[] = [];
+  {
+    let start = 0;
+    const n = raw.length;
+    while (start < n) {
+      let i = start;
+      while (i < n) {
+        const c = raw.charCodeAt(i);
+        if (c === 10 || c === 13) break;
+        i++;
+      }
+      let line = raw.slice(start, i);
+      if (start === 0 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+      lines.push(line.replace(/\0/g, '\uFFFD'));
+      rawStarts.push(start);
+      rawContentEnds.push(i);
+      start = i < n ? (raw.charCodeAt(i) === 13 && raw.charCodeAt(i + 1) === 10 ? i + 2 : i + 1) : n;
+    }
+  }
+  const ctx: Ctx = { lines, rawStarts, rawContentEnds };
+  const src = lines.join('\n');
+  const tokens = blockParser().parse(src, {});
+
+  const out: ParsedSlice = {
+    heading: null,
+    blocks: [],
+    headingCount: 0,
+    paragraphs: 0,
+    listItems: 0,
+    tables: 0,
+    tableRows: 0,
+    tableLines: 0,
+    bulletLines: 0,
+    units: [],
+    definitionLines: 0,
+    bodyIsOneParagraph: false,
+    lineStarts: rawStarts,
+    lineContentEnds: rawContentEnds,
+  };
+  for (const t of tokens) {
+    if (t.type === 'heading_open') out.headingCount++;
+    else if (t.type === 'list_item_open') {
+      out.listItems++;
+      out.bulletLines++;
+    }
+  }
+
+  let covered = 0; // next uncovered line
+  const pushRaw = (from: number, to: number) => {
+    // Trailing blank lines are not content.
+    while (to > from && lines[to - 1]!.trim() === '') to--;
+    while (from < to && lines[from]!.trim() === '') from++;
+    if (to > from) out.blocks.push({ kind: 'm', raw: linesText(ctx, from, to) });
+  };
+  const flushGap = (upTo: number) => {
+    if (upTo > covered) {
+      // Uncovered non-blank lines (link reference definitions) are kept verbatim.
+      let from = covered;
+      for (let l = covered; l <= upTo; l++) {
+        if (l === upTo || lines[l]!.trim() === '') {
+          pushRaw(from, l);
+          from = l + 1;
+        }
+      }
+    }
+  };
+
+  let bodyBlocks = 0;
+  let firstBodyBlockParagraph = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.level !== 0 || t.nesting === -1) continue;
+    const map = t.map ?? [covered, covered];
+    flushGap(map[0]);
+    const end = t.nesting === 1 ? closeIndex(tokens, i) : i;
+    const [from, to] = map;
+    covered = Math.max(covered, to);
+    const sourceAlnum = () => {
+      let text = linesText(ctx, from, to);
+      return countAlnum(text);
+    };
+    let block: Block | null = null;
+    let modelAlnum = 0;
+    let expectAlnum = -1;
+
+    if (t.type === 'heading_open') {
+      const text = tokens[i + 1]?.content ?? '';
+      if (isSection && out.heading === null && from === 0) {
+        out.heading = { level: Number(t.tag.slice(1)), text };
+        i = end;
+        continue;
+      }
+      block = { kind: 'm', raw: linesText(ctx, from, to) };
+    } else if (t.type === 'paragraph_open') {
+      const text = tokens[i + 1]?.content ?? '';
+      block = { kind: 'p', text };
+      modelAlnum = countAlnum(text);
+      expectAlnum = sourceAlnum();
+      out.paragraphs++;
+      for (const l of text.split('\n')) if (matchDefinition(l.trim())) out.definitionLines++;
+      sentenceUnits(ctx, text, from, to, out.units);
+    } else if (t.type === 'bullet_list_open' || t.type === 'ordered_list_open') {
+      const ordered = t.type === 'ordered_list_open';
+      const items: string[] = [];
+      const itemUnits: TextUnit[] = [];
+      let ok = true;
+      let markerDigits = 0;
+      for (let j = i + 1; j < end; j++) {
+        const it = tokens[j]!;
+        if (it.type !== 'list_item_open' || it.level !== 1) continue;
+        const itEnd = closeIndex(tokens, j);
+        const [iFrom, iTo0] = it.map ?? [0, 0];
+        let iTo = iTo0;
+        while (iTo > iFrom + 1 && lines[iTo - 1]!.trim() === '') iTo--;
+        const inner = tokens.slice(j + 1, itEnd);
+        const first = lines[iFrom]!;
+        if (ordered) {
+          const om = ORDERED_MARKER.exec(first);
+          if (om) markerDigits += om[1]!.length;
+        }
+        let content: string;
+        if (inner.length === 0) content = '';
+        else if (inner.length === 3 && inner[0]!.type === 'paragraph_open' && inner[1]!.type === 'inline') content = inner[1]!.content;
+        else {
+          // Complex item: its source, marker removed and de-indented to the content column.
+          if (/\t/.test(linesText(ctx, iFrom, iTo))) {
+            ok = false;
+            break;
+          }
+          const ind = lineIndent(first);
+          const markerLen = ordered ? (/^\d{1,9}[.)]/.exec(first.slice(ind.chars))?.[0].length ?? 2) : 1;
+          const afterMarker = first.slice(ind.chars + markerLen);
+          const sp = lineIndent(afterMarker);
+          if (afterMarker.trim() === '') {
+            ok = false;
+            break;
+          }
+          const contentCol = ind.cols + markerLen + (sp.cols > 4 ? 1 : sp.cols);
+          const parts = [afterMarker.slice(sp.cols > 4 ? 1 : sp.chars)];
+          for (let l = iFrom + 1; l < iTo; l++) {
+            const line = lines[l]!;
+            const li = lineIndent(line);
+            parts.push(line.slice(Math.min(li.chars, contentCol)));
+          }
+          content = parts.join('\n');
+        }
+        items.push(content);
+        const text = content.replace(/\s+/g, ' ').trim();
+        itemUnits.push({
+          text,
+          source: 'item',
+          start: rawStarts[iFrom]! + lineIndent(first).chars,
+          end: rawContentEnds[iTo - 1]!,
+          lineStart: iFrom,
+          lineEnd: iTo - 1,
+        });
+        j = itEnd;
+      }
+      if (ok) {
+        modelAlnum = items.reduce((n, s) => n + countAlnum(s), 0);
+        expectAlnum = sourceAlnum() - markerDigits;
+        const simple = items.every((s) => !s.includes('\n'));
+        const defs = !ordered && simple && items.length >= 2 ? items.map((s) => matchDefinition(s)) : [];
+        const terms = new Set<string>();
+        const allDefs =
+          defs.length >= 2 &&
+          defs.every((d) => {
+            if (!d || terms.has(d[0]) || isIndexLike(d[0]) || d[0].includes('*') || /^\s|\s$/.test(d[0])) return false;
+            terms.add(d[0]);
+            return true;
+          });
+        for (const s of items) if (matchDefinition(s)) out.definitionLines++;
+        if (allDefs) block = { kind: 'd', defs: defs as [string, string][] };
+        else if (ordered) block = { kind: 'o', items, start: Number(t.attrGet('start') ?? 1) };
+        else block = { kind: 'l', items };
+        out.units.push(...itemUnits);
+      }
+    } else if (t.type === 'table_open') {
+      const header: string[] = [];
+      const rows: string[][] = [];
+      let row: string[] | null = null;
+      for (let j = i + 1; j < end; j++) {
+        const x = tokens[j]!;
+        if (x.type === 'tr_open') row = [];
+        else if (x.type === 'inline' && row) row.push(x.content);
+        else if (x.type === 'tr_close' && row) {
+          if (header.length === 0) header.push(...row);
+          else rows.push(row);
+          row = null;
+        }
+      }
+      out.tables++;
+      out.tableRows += rows.length;
+      out.tableLines += to - from;
+      const unique = new Set(header).size === header.length && header.every((h) => !isIndexLike(h));
+      if (unique && rows.length > 0) {
+        block = { kind: 't', header, rows };
+        modelAlnum = header.reduce((n, s) => n + countAlnum(s), 0) + rows.reduce((n, r) => n + r.reduce((k, s) => k + countAlnum(s), 0), 0);
+        expectAlnum = sourceAlnum();
+      }
+    } else if (t.type === 'fence' || t.type === 'code_block') {
+      const code = t.content.endsWith('\n') ? t.content.slice(0, -1) : t.content;
+      const lang = t.type === 'fence' ? t.info.trim() : '';
+      block = { kind: 'c', lang, code };
+      modelAlnum = countAlnum(code) + countAlnum(lang);
+      expectAlnum = sourceAlnum();
+    }
+
+    if (block === null || (expectAlnum >= 0 && modelAlnum < expectAlnum)) {
+      block = { kind: 'm', raw: linesText(ctx, from, to) };
+    }
+    if (!(block.kind === 'm' && block.raw.trim() === '')) {
+      out.blocks.push(block);
+      bodyBlocks++;
+      if (bodyBlocks === 1) firstBodyBlockParagraph = block.kind === 'p';
+    }
+    i = end;
+  }
+  flushGap(lines.length);
+  out.bodyIsOneParagraph = out.blocks.length === 1 && firstBodyBlockParagraph;
+  return out;
+}

@@ -1,0 +1,495 @@
+/**
+ * The verdict engine facade (verdict-engine.md): markdown → slices → models → TOON
+ * candidates → verdict.v1, plus the per-section context plan and its hybrid.
+ *
+ * Everything is computed per slice and composed: a document's model is its slices'
+ * models merged, its TOON encoding is the slices' encodings joined (TOON encodes each
+ * root key independently; a property test checks the composition against `encode`),
+ * so `EngineCache` re-measures only the slices an edit touched.
+ */
+import { decode, encode } from '@toon-format/toon';
+import { planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction } from '../policy';
+import { analyzeSlice, candidateTokens, derivedModel, sliceSourceTokens, type SliceAnalysis, type SliceKind } from './analysis';
+import { decodesTo, delimitersFor, type CandidateSet, type DelimiterChar } from './candidate';
+import { coverageRatio } from './coverage';
+import { renderModel, type JsonObject, type JsonValue } from './model';
+import { assembleHybrid, convertedSegment } from './plan';
+import { profileName, addStats, emptyStats } from './stats';
+import { resliceAfterEdit, sliceDocument, type Slice } from './slices';
+import {
+  buildVerdict,
+  withFields,
+  lowCoverageWarning,
+  LOSSY_APPLIED,
+  LOW_COVERAGE_THRESHOLD,
+  type ContextPlan,
+  type EngineMode,
+  type PlanSection,
+  type SourceType,
+  type VerdictProfile,
+  type VerdictV1,
+} from './verdict';
+import { duplicateRuleWarnings, shiftWarning, type DuplicateMemo, type RuleGroup, type VerdictWarning } from './warnings';
+import { DEFAULT_CHARS_PER_TOKEN, estimateTokens } from './measure';
+
+export type { EngineMode, VerdictV1, VerdictWarning, Slice, ContextPlan, PlanSection };
+export { sliceDocument };
+
+export interface EngineOptions {
+  mode?: EngineMode;
+  delimiter?: 'auto' | 'comma' | 'tab' | 'pipe';
+  targetChars?: number;
+  targetTokens?: number;
+  allowLossy?: boolean;
+  sourceType?: SourceType;
+  charsPerToken?: number[];
+}
+
+export interface SectionResult {
+  slice: Slice;
+  /** The slice's standalone lossless verdict (warnings in whole-document coordinates); null for frontmatter. */
+  verdict: VerdictV1 | null;
+  /** The standalone TOON candidate (also when the action is keep); null for frontmatter. */
+  candidate: string | null;
+  action: 'convert' | 'keep';
+}
+
+export interface PlanResult {
+  /** Schema 1.1: the whole document's profile response with `context_plan` appended. */
+  verdict: VerdictV1;
+  hybrid: string;
+  sections: SectionResult[];
+}
+
+type Analyze = (raw: string, kind: SliceKind, headingEnd: number) => SliceAnalysis;
+
+const freshAnalyze: Analyze = (raw, kind, headingEnd) => analyzeSlice(raw, kind, headingEnd);
+
+interface DocAnalysis {
+  text: string;
+  slices: Slice[];
+  analyses: SliceAnalysis[];
+  /** The cache's memo for document-level duplicate detection, when there is a cache. */
+  duplicateMemo?: { last?: DuplicateMemo };
+}
+
+function analyzeDocument(text: string, analyze: Analyze, duplicateMemo?: { last?: DuplicateMemo }, slices: Slice[] = sliceDocument(text)): DocAnalysis {
+  const analyses = slices.map((s) => analyze(text.slice(s.charStart, s.charEnd), s.kind, s.headingEnd - s.charStart));
+  return { text, slices, analyses, duplicateMemo };
+}
+
+/** Slices that contribute to the document model (a preamble of blank lines does not). */
+function modelEntries(d: DocAnalysis): SliceAnalysis[] {
+  return d.analyses.filter((a) => !(a.kind === 'preamble' && a.body === ''));
+}
+
+/**
+ * The document candidate for one delimiter, composed from per-slice encodings:
+ * distinct keys → the object form (slice encodings joined by newlines); repeated
+ * headings → the array form (`[N]:` and each slice as a list item).
+ */
+interface Composed {
+  length: number;
+  text: () => string;
+  valid: () => boolean;
+}
+
+/**
+ * The document candidate for one delimiter, composed from per-slice encodings:
+ * distinct keys → the object form (slice encodings joined by newlines); repeated
+ * headings → the array form (`[N]:` and each slice as a list item). The length is
+ * known without building the text, so plans (which never show the document
+ * candidate) do not join a megabyte of strings on every keystroke.
+ */
+function composeCandidate(sets: CandidateSet[], unique: boolean, d: DelimiterChar): Composed | null {
+  if (sets.length >= 2 && unique && sets.every((s) => isPlainNonEmptyObject(Object.values(s.model as JsonObject)[0]))) {
+    // TOON encodes a root object whose values are all uniform objects as a keyed table, so the
+    // slices' encodings do not compose: encode the document model directly.
+    const model: JsonObject = Object.assign({}, ...sets.map((s) => s.model as JsonObject));
+    let text: string;
+    try {
+      text = encode(model, { delimiter: d });
+    } catch {
+      return null;
+    }
+    return { length: text.length, text: () => text, valid: () => decodesTo(text, JSON.stringify(model)) };
+  }
+  let length = 0;
+  for (const s of sets) {
+    const t = s.text(d);
+    if (t === null) return null;
+    length += t.length;
+  }
+  // Each slice's encoding decodes to its own model, and root keys encode independently.
+  const valid = () => sets.every((s) => s.valid(d));
+  if (unique) {
+    length += Math.max(0, sets.length - 1);
+    return { length, text: () => sets.map((s) => s.text(d)!).join('\n'), valid };
+  }
+  const header = `[${sets.length}${d === ',' ? '' : d}]:`;
+  // Per slice: a newline, "  - " before its first line, four spaces before every other line.
+  for (const s of sets) length += 1 + 4 + 4 * s.lineBreaks(d);
+  length += header.length;
+  const text = () => {
+    const items = sets.map((s) => {
+      const [first, ...rest] = s.text(d)!.split('\n');
+      return ['  - ' + first, ...rest.map((l) => '    ' + l)].join('\n');
+    });
+    return [header, ...items].join('\n');
+  };
+  return { length, text, valid };
+}
+
+function isPlainNonEmptyObject(v: JsonValue | undefined): boolean {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0;
+}
+
+interface DocCandidate {
+  length: number;
+  text: () => string;
+  delimiter: DelimiterChar;
+  valid: boolean;
+  tokens: () => number;
+}
+
+/**
+ * The shortest valid document candidate. When nothing encodes (TOON refuses unpaired
+ * surrogates), the source itself stands in with valid false: savings 0, so it never converts.
+ */
+function bestDocCandidate(entries: SliceAnalysis[], sets: CandidateSet[], delims: DelimiterChar[], source: string): DocCandidate {
+  const unique = new Set(entries.map((a) => a.key)).size === entries.length;
+  // Lengths decide; decode checks run only until the first valid one.
+  const composed = delims
+    .map((d) => ({ d, c: composeCandidate(sets, unique, d) }))
+    .filter((x): x is { d: DelimiterChar; c: Composed } => x.c !== null)
+    .sort((a, b) => a.c.length - b.c.length || delims.indexOf(a.d) - delims.indexOf(b.d));
+  // Token estimates are summed per slice (tokenx segments never span the newline between slices).
+  const tokensOf = (d: DelimiterChar) => () => entries.reduce((n, a, i) => n + candidateTokens(a, sets[i]!.text(d) ?? ''), 0);
+  for (const { d, c } of composed) if (c.valid()) return { length: c.length, text: c.text, delimiter: d, valid: true, tokens: tokensOf(d) };
+  const first = composed[0];
+  if (first) return { length: first.c.length, text: first.c.text, delimiter: first.d, valid: false, tokens: tokensOf(first.d) };
+  return { length: source.length, text: () => source, delimiter: delims[0] ?? ',', valid: false, tokens: () => estimateTokens(source) };
+}
+
+function docProfile(d: DocAnalysis, sourceType: SourceType): VerdictProfile {
+  let stats = emptyStats();
+  for (const a of d.analyses) stats = addStats(stats, a.stats);
+  const title = d.analyses.find((a) => a.title !== null)?.title ?? null;
+  return { name: profileName(stats), title, source_type: sourceType, stats };
+}
+
+/** Analysis warnings of the whole document, in whole-document coordinates. */
+function docWarnings(d: DocAnalysis): VerdictWarning[] {
+  const memo = d.duplicateMemo;
+  const groups: RuleGroup[] = [];
+  const out: VerdictWarning[] = [];
+  d.analyses.forEach((a, i) => {
+    const s = d.slices[i]!;
+    if (a.rules.length) groups.push({ rules: a.rules, charBase: s.charStart, lineBase: s.lineStart - 1 });
+    for (const w of a.ownWarnings) out.push(shiftWarning(w, s.charStart, s.lineStart - 1));
+  });
+  return [...duplicateRuleWarnings(groups, memo), ...out];
+}
+
+function ratiosOf(opts: EngineOptions): readonly number[] {
+  return opts.charsPerToken && opts.charsPerToken.length ? opts.charsPerToken.filter((r) => Number.isFinite(r) && r > 0) : DEFAULT_CHARS_PER_TOKEN;
+}
+
+function targetMet(opts: EngineOptions, chars: number, tokens: () => number): boolean {
+  if (opts.targetChars !== undefined && chars > opts.targetChars) return false;
+  if (opts.targetTokens !== undefined && tokens() > opts.targetTokens) return false;
+  return true;
+}
+
+function hasTarget(opts: EngineOptions): boolean {
+  return opts.targetChars !== undefined || opts.targetTokens !== undefined;
+}
+
+const LOSSY_STEPS = ['lossy1', 'lossy2', 'lossy3', 'lossy4'];
+
+/** The whole-document verdict for a mode (schema 1.0 unless the caller upgrades it). */
+function documentVerdict(d: DocAnalysis, opts: EngineOptions, includeCandidate: boolean): VerdictV1 {
+  const mode: EngineMode = opts.mode ?? 'lossless';
+  const delims = delimitersFor(opts.delimiter);
+  const entries = modelEntries(d);
+  const profile = docProfile(d, opts.sourceType ?? 'markdown');
+  const analysisWarnings = docWarnings(d);
+  const sourceChars = d.text.length;
+  const sourceTokens = () => d.analyses.reduce((n, a) => n + sliceSourceTokens(a), 0);
+  const sourceAlnum = entries.reduce((n, a) => n + a.sourceAlnum, 0);
+  const ratios = ratiosOf(opts);
+  const base = { schemaVersion: '1.0' as const, profile, sourceChars, sourceTokens, ratios, includeCandidate };
+
+  const lossless = bestDocCandidate(entries, entries.map((a) => a.candidates), delims, d.text);
+  if (mode === 'lossless') {
+    return buildVerdict({
+      ...base,
+      candidateChars: lossless.length,
+      candidateText: lossless.text,
+      candidateTokens: lossless.tokens,
+      valid: lossless.valid,
+      delimiter: lossless.delimiter,
+      warnings: analysisWarnings,
+      mode,
+      lossless: true,
+      targetReached: null,
+      refused: false,
+    });
+  }
+  if (mode === 'record') {
+    const derived = entries.map((a) => derivedModel(a, 'record'));
+    const c = bestDocCandidate(entries, derived.map((x) => x.candidates), delims, d.text);
+    const cov = coverageRatio(sourceAlnum, derived.reduce((n, x) => n + x.alnum, 0));
+    const warnings = [...analysisWarnings];
+    if (cov !== null && cov < LOW_COVERAGE_THRESHOLD) warnings.push(lowCoverageWarning(cov));
+    return buildVerdict({
+      ...base,
+      candidateChars: c.length,
+      candidateText: c.text,
+      candidateTokens: c.tokens,
+      valid: c.valid,
+      delimiter: c.delimiter,
+      warnings,
+      mode,
+      lossless: true,
+      targetReached: hasTarget(opts) ? targetMet(opts, c.length, c.tokens) : null,
+      refused: false,
+    });
+  }
+  // Budget.
+  if (!hasTarget(opts) || targetMet(opts, lossless.length, lossless.tokens)) {
+    return buildVerdict({
+      ...base,
+      candidateChars: lossless.length,
+      candidateText: lossless.text,
+      candidateTokens: lossless.tokens,
+      valid: lossless.valid,
+      delimiter: lossless.delimiter,
+      warnings: analysisWarnings,
+      mode,
+      lossless: true,
+      targetReached: hasTarget(opts) ? true : null,
+      refused: false,
+    });
+  }
+  if (!opts.allowLossy) {
+    return buildVerdict({
+      ...base,
+      candidateChars: lossless.length,
+      candidateText: lossless.text,
+      candidateTokens: lossless.tokens,
+      valid: lossless.valid,
+      delimiter: lossless.delimiter,
+      warnings: analysisWarnings,
+      mode,
+      lossless: true,
+      targetReached: false,
+      refused: true,
+    });
+  }
+  let chosen: { c: DocCandidate; alnum: number } | null = null;
+  for (const step of LOSSY_STEPS) {
+    const derived = entries.map((a) => derivedModel(a, step));
+    const c = bestDocCandidate(entries, derived.map((x) => x.candidates), delims, d.text);
+    chosen = { c, alnum: derived.reduce((n, x) => n + x.alnum, 0) };
+    if (targetMet(opts, c.length, c.tokens)) break;
+  }
+  const { c, alnum } = chosen!;
+  const cov = coverageRatio(sourceAlnum, alnum);
+  const warnings = [...analysisWarnings, LOSSY_APPLIED];
+  if (cov !== null && cov < LOW_COVERAGE_THRESHOLD) warnings.push(lowCoverageWarning(cov));
+  return buildVerdict({
+    ...base,
+    candidateChars: c.length,
+      candidateText: c.text,
+    candidateTokens: c.tokens,
+    valid: c.valid,
+    delimiter: c.delimiter,
+    warnings,
+    mode,
+    lossless: false,
+    targetReached: targetMet(opts, c.length, c.tokens),
+    refused: false,
+  });
+}
+
+function optionsKey(opts: EngineOptions): string {
+  return JSON.stringify([opts.delimiter ?? 'auto', opts.sourceType ?? 'markdown', ratiosOf(opts)]);
+}
+
+interface StandaloneSection {
+  verdict: VerdictV1;
+  candidate: string;
+}
+
+/** A slice's standalone lossless verdict (slice-relative warnings), memoized on its analysis. */
+function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsKey(opts)): StandaloneSection {
+  const memo = a.verdicts.get(key) as StandaloneSection | undefined;
+  if (memo) return memo;
+  const best = a.candidates.best(delimitersFor(opts.delimiter)) ?? { text: a.raw, delimiter: ',' as DelimiterChar, valid: false };
+  const verdict = buildVerdict({
+    schemaVersion: '1.0',
+    profile: { name: a.profile, title: a.title, source_type: opts.sourceType ?? 'markdown', stats: a.stats },
+    sourceChars: a.raw.length,
+    sourceTokens: () => sliceSourceTokens(a),
+    candidateChars: best.text.length,
+    candidateText: () => best.text,
+    candidateTokens: () => candidateTokens(a, best.text),
+    valid: best.valid,
+    delimiter: best.delimiter,
+    warnings: [...a.localDuplicates, ...a.ownWarnings],
+    mode: 'lossless',
+    lossless: true,
+    targetReached: null,
+    refused: false,
+    includeCandidate: true,
+    ratios: ratiosOf(opts),
+  });
+  const r = { verdict, candidate: best.text };
+  if (a.verdicts.size > 4) a.verdicts.clear();
+  a.verdicts.set(key, r);
+  return r;
+}
+
+function shiftVerdict(v: VerdictV1, s: Slice): VerdictV1 {
+  if ((s.charStart === 0 && s.lineStart === 1) || !v.warnings.some((w) => w.range)) return v;
+  return withFields(v, { warnings: v.warnings.map((w) => shiftWarning(w, s.charStart, s.lineStart - 1)) });
+}
+
+function buildPlan(d: DocAnalysis, opts: EngineOptions): PlanResult {
+  const lossOpts: EngineOptions = { ...opts, mode: 'lossless' };
+  const top = documentVerdict(d, lossOpts, false);
+  const sections: SectionResult[] = [];
+  const rows: PlanSection[] = [];
+  const okey = optionsKey(lossOpts);
+  d.slices.forEach((s, i) => {
+    const a = d.analyses[i]!;
+    const range = { line_start: s.lineStart, line_end: s.lineEnd, char_start: s.charStart, char_end: s.charEnd };
+    if (s.kind === 'frontmatter') {
+      sections.push({ slice: s, verdict: null, candidate: null, action: 'keep' });
+      rows.push({ heading: null, kind: 'frontmatter', range, profile: null, verdict: null, action: 'keep', measured_chars: null, warnings: [], safe_to_auto_apply: false });
+      return;
+    }
+    const st = standaloneSection(a, lossOpts, okey);
+    const v = shiftVerdict(st.verdict, s);
+    const action = sectionAction(v.verdict, v.flags.valid, v.toon_candidate !== null);
+    sections.push({ slice: s, verdict: v, candidate: st.candidate, action });
+    rows.push({
+      heading: s.kind === 'section' ? a.parsed?.heading?.text ?? s.heading : null,
+      kind: s.kind,
+      range,
+      profile: v.profile.name,
+      verdict: v.verdict,
+      action,
+      measured_chars: v.measured_chars,
+      warnings: v.warnings,
+      safe_to_auto_apply: v.safe_to_auto_apply,
+    });
+  });
+  const assembly = assembleHybrid(
+    d.text,
+    sections.map((x) => ({ slice: x.slice, action: x.action, candidate: x.candidate })),
+  );
+  const converted = sections.filter((x) => x.action === 'convert');
+  const source = d.text.length;
+  const hybridLen = assembly.hybrid.length;
+  const recommend = recommendHybrid(converted.length, source, hybridLen);
+  const allSafe = converted.every((x) => x.verdict!.safe_to_auto_apply);
+  const plan: ContextPlan = {
+    sections: rows,
+    net: { source, hybrid: hybridLen, savings: source - hybridLen, savings_pct: roundPct(rawSavingsPct(source, hybridLen)) },
+    recommend_hybrid: recommend,
+    reassembly_verified: assembly.verified,
+    safe_to_auto_apply: planSafeToAutoApply(recommend, converted.length, allSafe, assembly.verified),
+  };
+  return { verdict: withFields(top, { schema_version: '1.1', context_plan: plan }), hybrid: assembly.hybrid, sections };
+}
+
+/** Profile response (schema 1.0, lossless measurement, toon_candidate null). */
+export function profileDocument(text: string, opts: EngineOptions = {}): VerdictV1 {
+  return documentVerdict(analyzeDocument(String(text ?? ''), freshAnalyze), { ...opts, mode: 'lossless' }, false);
+}
+
+/** Convert response (schema 1.0) in the requested mode. */
+export function convertDocument(text: string, opts: EngineOptions = {}): VerdictV1 {
+  return documentVerdict(analyzeDocument(String(text ?? ''), freshAnalyze), opts, true);
+}
+
+/** The per-section context plan (schema 1.1) and its hybrid document. */
+export function planDocument(text: string, opts: EngineOptions = {}): PlanResult {
+  return buildPlan(analyzeDocument(String(text ?? ''), freshAnalyze), opts);
+}
+
+/** The edit that converts one slice in place: exactly its §7 hybrid segment. */
+export function convertSectionEdit(text: string, slice: Slice, candidate: string): { start: number; end: number; newText: string } {
+  const sliceText = text.slice(slice.charStart, slice.charEnd);
+  return { start: slice.charStart, end: slice.charEnd, newText: convertedSegment(sliceText, slice.headingEnd - slice.charStart, candidate) };
+}
+
+/**
+ * Revert: strict-decodes TOON and renders the model back to markdown.
+ * Throws an Error with the decoder's message when the text does not decode.
+ */
+export function renderToonAsMarkdown(toonText: string): string {
+  let value: JsonValue;
+  try {
+    value = decode(toonText, { strict: true }) as JsonValue;
+  } catch (e) {
+    throw new Error(`TOON does not decode: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return renderModel(value);
+}
+
+/**
+ * Memoizes slice analyses by slice kind + text (LRU, bounded): after a one-character edit
+ * only the touched slice is parsed, encoded and decoded again.
+ */
+export class EngineCache {
+  private readonly map = new Map<string, SliceAnalysis>();
+  private last: { text: string; key: string; result: PlanResult } | null = null;
+  private readonly duplicateMemo: { last?: DuplicateMemo } = {};
+  private prevSlicing: { text: string; slices: Slice[] } | null = null;
+
+  /** Slices of `text`, re-scanning only around the change since the last call. */
+  private slicesOf(text: string): Slice[] {
+    const prev = this.prevSlicing;
+    const slices = prev ? resliceAfterEdit(prev.text, prev.slices, text) : sliceDocument(text);
+    this.prevSlicing = { text, slices };
+    return slices;
+  }
+  constructor(private readonly maxEntries = 5000) {}
+
+  private analyze: Analyze = (raw, kind, headingEnd) => {
+    const key = raw;
+    const hit = this.map.get(key);
+    if (hit && hit.kind === kind && hit.headingEnd === headingEnd) {
+      this.map.delete(key);
+      this.map.set(key, hit);
+      return hit;
+    }
+    const a = analyzeSlice(raw, kind, headingEnd);
+    this.map.set(key, a);
+    if (this.map.size > this.maxEntries) this.map.delete(this.map.keys().next().value!);
+    return a;
+  };
+
+  plan(text: string, opts: EngineOptions = {}): PlanResult {
+    const okey = JSON.stringify(opts);
+    if (this.last && this.last.text === text && this.last.key === okey) return this.last.result;
+    const result = buildPlan(analyzeDocument(String(text ?? ''), this.analyze, this.duplicateMemo, this.slicesOf(String(text ?? ''))), opts);
+    this.last = { text, key: okey, result };
+    return result;
+  }
+
+  profile(text: string, opts: EngineOptions = {}): VerdictV1 {
+    return documentVerdict(analyzeDocument(String(text ?? ''), this.analyze, this.duplicateMemo, this.slicesOf(String(text ?? ''))), { ...opts, mode: 'lossless' }, false);
+  }
+
+  convert(text: string, opts: EngineOptions = {}): VerdictV1 {
+    return documentVerdict(analyzeDocument(String(text ?? ''), this.analyze, this.duplicateMemo, this.slicesOf(String(text ?? ''))), opts, true);
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}

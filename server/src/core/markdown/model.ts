@@ -1,0 +1,251 @@
+/**
+ * The JSON model a slice becomes (verdict-engine.md §3), and its inverse.
+ *
+ * Shape (documented in docs/engine.md):
+ * - A slice is a single-key object. The key says what the slice is: `"## Heading"`
+ *   (ATX level + heading text), `""` for a preamble, `"---"` for frontmatter (its raw text).
+ * - A body with exactly one paragraph is a string; with exactly one bullet list a string
+ *   array; with exactly one table an array of row objects keyed by the header cells (TOON's
+ *   tabular form is where savings come from; canonical number/boolean cells are JSON numbers/
+ *   booleans); with exactly one definition list its term → text object (unless every term
+ *   looks like a block key); a heading without body is `""`.
+ * - Any other body is an object whose keys name each block's kind and position:
+ *   `p1` paragraph, `l2` bullet list, `o3` ordered list (`[...]` or `{start, items}`),
+ *   `t4` table rows, `c5` code (string, or `{lang, code}`), `d6` definitions (term → text),
+ *   `m7` raw markdown kept verbatim (HTML, block quotes, rules, reference definitions…).
+ * - A document is the slices' objects merged into one object when every key is distinct,
+ *   else an array of the slice objects.
+ */
+import type { Block } from './blocks';
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
+export type JsonObject = { [k: string]: JsonValue };
+
+const BLOCK_KEY = /^([pltocdm])([1-9]\d*)$/;
+
+/** Model key of a slice. */
+export function sliceKey(kind: 'frontmatter' | 'preamble' | 'section', heading: { level: number; text: string } | null): string {
+  if (kind === 'frontmatter') return '---';
+  if (!heading) return '';
+  return '#'.repeat(heading.level) + (heading.text ? ' ' + heading.text : '');
+}
+
+function blockValue(b: Block): JsonValue {
+  switch (b.kind) {
+    case 'p':
+      return b.text;
+    case 'l':
+      return b.items;
+    case 'o':
+      return b.start === 1 ? b.items : { start: b.start, items: b.items };
+    case 't':
+      return tableRows(b.header, b.rows);
+    case 'c':
+      return b.lang ? { lang: b.lang, code: b.code } : b.code;
+    case 'd': {
+      const o: JsonObject = {};
+      for (const [k, v] of b.defs) o[k] = v;
+      return o;
+    }
+    case 'm':
+      return b.raw;
+  }
+}
+
+/**
+ * A table cell: canonical number and boolean literals become JSON numbers/booleans (TOON writes
+ * them unquoted; as strings they would need quotes). Canonical means String(value) gives back
+ * the exact cell text, so rendering reproduces the source text and re-parsing the same model.
+ */
+export function cellValue(text: string): JsonValue {
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  if (/^-?(?:0|[1-9]\d*)(?:\.\d+)?$/.test(text)) {
+    const n = Number(text);
+    if (Number.isFinite(n) && String(n) === text) return n;
+  }
+  return text;
+}
+
+function tableRows(header: string[], rows: string[][]): JsonObject[] {
+  return rows.map((r) => {
+    const o: JsonObject = {};
+    header.forEach((h, i) => {
+      o[h] = cellValue(r[i] ?? '');
+    });
+    return o;
+  });
+}
+
+/** The body value of a list of blocks (see the module comment for the shape). */
+export function bodyValue(blocks: Block[]): JsonValue {
+  if (blocks.length === 0) return '';
+  if (blocks.length === 1) {
+    const b = blocks[0]!;
+    if (b.kind === 'p' && b.text !== '') return b.text;
+    if (b.kind === 'l' && b.items.length > 0) return b.items;
+    if (b.kind === 't') return tableRows(b.header, b.rows);
+    // One definition list is its term → text object, unless every term looks like a block key.
+    if (b.kind === 'd' && !b.defs.every(([k]) => BLOCK_KEY.test(k))) return blockValue(b);
+  }
+  const o: JsonObject = {};
+  blocks.forEach((b, i) => {
+    o[b.kind + (i + 1)] = blockValue(b);
+  });
+  return o;
+}
+
+// ---------------------------------------------------------------------------
+// Rendering: model → markdown. Re-parsing the rendering yields the same model.
+
+function longestRun(s: string, ch: string): number {
+  let best = 0;
+  let cur = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === ch) {
+      cur++;
+      if (cur > best) best = cur;
+    } else cur = 0;
+  }
+  return best;
+}
+
+function renderItems(items: JsonValue[], marker: (i: number) => string): string {
+  return items
+    .map((it, i) => {
+      const m = marker(i);
+      const text = typeof it === 'string' ? it : JSON.stringify(it);
+      const pad = ' '.repeat(m.length + 1);
+      const [first, ...rest] = text.split('\n');
+      const head = first === '' ? m : `${m} ${first}`;
+      return [head, ...rest.map((l) => (l === '' ? '' : pad + l))].join('\n');
+    })
+    .join('\n');
+}
+
+function cell(v: JsonValue): string {
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function renderTable(rows: JsonValue[]): string {
+  const first = rows[0];
+  const header = first && typeof first === 'object' && !Array.isArray(first) ? Object.keys(first) : [];
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const out = [line(header.map((h) => cell(h))), line(header.map(() => '---'))];
+  for (const r of rows) {
+    const o = r && typeof r === 'object' && !Array.isArray(r) ? (r as JsonObject) : {};
+    out.push(line(header.map((h) => cell(o[h] ?? ''))));
+  }
+  return out.join('\n');
+}
+
+function renderCode(code: string, lang: string): string {
+  if (lang.includes('`')) {
+    const f = '~'.repeat(Math.max(3, longestRun(code, '~') + 1));
+    return `${f}${lang}\n${code}${code === '' ? '' : '\n'}${f}`;
+  }
+  const f = '`'.repeat(Math.max(3, longestRun(code, '`') + 1));
+  return `${f}${lang}\n${code}${code === '' ? '' : '\n'}${f}`;
+}
+
+interface RenderState {
+  lastBullet: string;
+  lastOrdered: string;
+  prev: string;
+}
+
+function renderBlock(kind: string, v: JsonValue, st: RenderState): string {
+  switch (kind) {
+    case 'p':
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    case 'l': {
+      // Adjacent lists with the same marker would merge on re-parse: alternate markers.
+      const m = st.prev === 'l' && st.lastBullet === '-' ? '*' : '-';
+      st.lastBullet = m;
+      return renderItems(Array.isArray(v) ? v : [v], () => m);
+    }
+    case 'o': {
+      const d = st.prev === 'o' && st.lastOrdered === '.' ? ')' : '.';
+      st.lastOrdered = d;
+      let start = 1;
+      let items: JsonValue[] = [];
+      if (Array.isArray(v)) items = v;
+      else if (v && typeof v === 'object') {
+        start = typeof v.start === 'number' ? v.start : 1;
+        items = Array.isArray(v.items) ? v.items : [];
+      }
+      return renderItems(items, (i) => `${start + i}${d}`);
+    }
+    case 't':
+      return renderTable(Array.isArray(v) ? v : []);
+    case 'c':
+      if (typeof v === 'string') return renderCode(v, '');
+      if (v && typeof v === 'object' && !Array.isArray(v)) return renderCode(String(v.code ?? ''), String(v.lang ?? ''));
+      return renderCode(JSON.stringify(v), '');
+    case 'd': {
+      const o = v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+      return Object.entries(o)
+        .map(([k, x]) => `- **${k}**: ${typeof x === 'string' ? x : JSON.stringify(x)}`)
+        .join('\n');
+    }
+    case 'm':
+      return typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  return '';
+}
+
+/** Renders a slice body back to markdown blocks separated by blank lines. */
+export function renderBody(body: JsonValue): string {
+  const st: RenderState = { lastBullet: '', lastOrdered: '', prev: '' };
+  if (typeof body === 'string') return body;
+  if (Array.isArray(body)) {
+    if (body.length > 0 && body.every((x) => x !== null && typeof x === 'object' && !Array.isArray(x))) return renderTable(body);
+    return renderBlock('l', body, st);
+  }
+  if (body && typeof body === 'object') {
+    if (!Object.keys(body).every((k) => BLOCK_KEY.test(k))) return renderBlock('d', body, st);
+    const parts: string[] = [];
+    for (const [k, v] of Object.entries(body)) {
+      const m = BLOCK_KEY.exec(k);
+      const kind = m ? m[1]! : 'p';
+      const r = renderBlock(kind, v, st);
+      st.prev = kind;
+      if (r !== '') parts.push(r);
+    }
+    return parts.join('\n\n');
+  }
+  return body === null ? '' : String(body);
+}
+
+/** Renders one slice object ({key: body}) back to markdown. */
+export function renderSliceEntry(key: string, body: JsonValue): string {
+  if (key === '---') return typeof body === 'string' ? body : JSON.stringify(body);
+  const m = /^(#{1,6})(?: ([\s\S]*))?$/.exec(key);
+  const rendered = renderBody(body);
+  if (!m) return rendered;
+  const level = m[1]!.length;
+  const text = m[2] ?? '';
+  let heading: string;
+  if (text.includes('\n') && level <= 2) heading = `${text}\n${level === 1 ? '===' : '---'}`;
+  else heading = text ? `${m[1]} ${text.replace(/\n/g, ' ')}` : m[1]!;
+  return rendered === '' ? heading : `${heading}\n\n${rendered}`;
+}
+
+/** Renders a slice or document model back to markdown. */
+export function renderModel(model: JsonValue): string {
+  const parts: string[] = [];
+  const entries: [string, JsonValue][] = [];
+  if (Array.isArray(model)) {
+    for (const el of model) {
+      if (el && typeof el === 'object' && !Array.isArray(el)) entries.push(...Object.entries(el));
+      else entries.push(['', el]);
+    }
+  } else if (model && typeof model === 'object') entries.push(...Object.entries(model));
+  else entries.push(['', model]);
+  for (const [k, v] of entries) {
+    const r = renderSliceEntry(k, v);
+    if (r !== '') parts.push(r);
+  }
+  return parts.length ? parts.join('\n\n') + '\n' : '';
+}

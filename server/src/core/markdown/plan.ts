@@ -1,0 +1,98 @@
+/**
+ * Hybrid assembly (verdict-engine.md §7): kept slices verbatim, converted slices as their
+ * heading line plus a ```toon fence, and a mechanical reassembly check.
+ */
+import { strictDecodes } from './candidate';
+import type { Slice } from './slices';
+
+function longestBacktickRun(s: string): number {
+  let best = 0;
+  let cur = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) === 96) {
+      if (++cur > best) best = cur;
+    } else cur = 0;
+  }
+  return best;
+}
+
+/** Last segments built, by slice text (a re-plan after an edit rebuilds only the touched one). */
+const segmentMemo = new Map<string, { headingEndRel: number; candidate: string; segment: string }>();
+const SEGMENT_MEMO_MAX = 5000;
+
+/** The text a converted slice becomes in the hybrid (exactly §7). */
+export function convertedSegment(sliceText: string, headingEndRel: number, candidate: string): string {
+  const hit = segmentMemo.get(sliceText);
+  if (hit && hit.headingEndRel === headingEndRel && hit.candidate === candidate) return hit.segment;
+  const segment = buildSegment(sliceText, headingEndRel, candidate);
+  if (segmentMemo.size >= SEGMENT_MEMO_MAX) segmentMemo.delete(segmentMemo.keys().next().value!);
+  segmentMemo.set(sliceText, { headingEndRel, candidate, segment });
+  return segment;
+}
+
+function buildSegment(sliceText: string, headingEndRel: number, candidate: string): string {
+  let heading = sliceText.slice(0, headingEndRel);
+  // A preamble has no heading line; a heading line without a terminator (end of file) gets one.
+  if (heading !== '' && !/[\r\n]$/.test(heading)) heading += '\n';
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(candidate) + 1));
+  let t = sliceText.length;
+  while (t > 0 && (sliceText.charCodeAt(t - 1) === 10 || sliceText.charCodeAt(t - 1) === 13)) t--;
+  const trailing = sliceText.slice(t);
+  return `${heading}${fence}toon\n${candidate}\n${fence}${trailing}`;
+}
+
+/** The fenced candidate inside a converted segment, or null when the segment is malformed. */
+export function fencedCandidate(segment: string, headingEndRel: number): string | null {
+  let rest = segment.slice(headingEndRel);
+  if (headingEndRel > 0 && !/[\r\n]$/.test(segment.slice(0, headingEndRel))) rest = rest.replace(/^\n/, '');
+  // (the segment starts with the slice's heading text, so slicing at headingEndRel is exact)
+  const open = /^(`{3,})toon\n/.exec(rest);
+  if (!open) return null;
+  const fence = open[1]!;
+  const body = rest.slice(open[0].length);
+  const close = body.lastIndexOf('\n' + fence);
+  if (close < 0) return null;
+  return body.slice(0, close);
+}
+
+export interface SegmentPlan {
+  slice: Slice;
+  action: 'convert' | 'keep';
+  candidate: string | null;
+}
+
+export interface Assembly {
+  hybrid: string;
+  verified: boolean;
+}
+
+/** Assembles the hybrid and verifies it mechanically (never asserted). */
+export function assembleHybrid(text: string, plan: SegmentPlan[]): Assembly {
+  const segments: string[] = [];
+  let verified = true;
+  let pos = 0;
+  for (const p of plan) {
+    const s = p.slice;
+    if (s.charStart !== pos || s.charEnd < s.charStart) verified = false;
+    pos = s.charEnd;
+    const sliceText = text.slice(s.charStart, s.charEnd);
+    const headingEndRel = s.headingEnd - s.charStart;
+    if (p.action === 'convert' && p.candidate !== null) {
+      const seg = convertedSegment(sliceText, headingEndRel, p.candidate);
+      const heading = sliceText.slice(0, headingEndRel);
+      if (!seg.startsWith(heading)) verified = false;
+      const fenced = fencedCandidate(seg, headingEndRel);
+      if (fenced === null || fenced !== p.candidate || !strictDecodes(fenced)) verified = false;
+      segments.push(seg);
+    } else {
+      if (sliceText !== text.slice(s.charStart, s.charEnd)) verified = false;
+      segments.push(sliceText);
+    }
+  }
+  if (pos !== text.length) verified = false;
+  const hybrid = segments.join('');
+  let total = 0;
+  for (const seg of segments) total += seg.length;
+  if (total !== hybrid.length) verified = false;
+  return { hybrid, verified };
+}

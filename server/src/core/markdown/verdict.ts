@@ -1,0 +1,187 @@
+/**
+ * verdict.v1 objects (schema + verdict-engine.md §6): field order matches the producer's
+ * wire output exactly; decisions come from policy.ts.
+ */
+import { decide, safeToAutoApply, WARNING_SEVERITY, type Verdict } from '../policy';
+import { measureChars, tokenEstimates, type MeasuredChars, type TokenEstimates } from './measure';
+import type { ProfileName, Stats } from './stats';
+import { sortWarnings, type VerdictWarning, type WarningRange } from './warnings';
+import type { DelimiterChar } from './candidate';
+
+export type { VerdictWarning, WarningRange };
+export type EngineMode = 'lossless' | 'record' | 'budget';
+export type SourceType = 'markdown' | 'text' | 'stdin' | 'paste';
+
+export interface VerdictProfile {
+  name: ProfileName;
+  title: string | null;
+  source_type: SourceType;
+  stats: Stats;
+}
+
+export interface PlanSection {
+  heading: string | null;
+  kind: 'frontmatter' | 'preamble' | 'section';
+  range: WarningRange;
+  profile: ProfileName | null;
+  verdict: Verdict | null;
+  action: 'convert' | 'keep';
+  measured_chars: MeasuredChars | null;
+  warnings: VerdictWarning[];
+  safe_to_auto_apply: boolean;
+}
+
+export interface ContextPlan {
+  sections: PlanSection[];
+  net: { source: number; hybrid: number; savings: number; savings_pct: number };
+  recommend_hybrid: boolean;
+  reassembly_verified: boolean;
+  safe_to_auto_apply: boolean;
+}
+
+/** The verdict.v1 wire object. */
+export interface VerdictV1 {
+  schema_version: string;
+  verdict: Verdict;
+  safe_to_auto_apply: boolean;
+  profile: VerdictProfile;
+  measured_chars: MeasuredChars;
+  token_estimates: TokenEstimates;
+  toon_candidate: string | null;
+  warnings: VerdictWarning[];
+  flags: { lossless: boolean; valid: boolean; target_reached: boolean | null };
+  mode: EngineMode;
+  delimiter: DelimiterChar | null;
+  context_plan?: ContextPlan;
+}
+
+export const NEGATIVE_SAVINGS: VerdictWarning = {
+  code: 'negative_savings',
+  severity: 'warning',
+  message: 'TOON output is larger than the source text for this input.',
+};
+export const LOSSY_APPLIED: VerdictWarning = {
+  code: 'lossy_applied',
+  severity: 'warning',
+  message: 'Output used semantic compression and is not lossless.',
+};
+export const TARGET_NOT_REACHED: VerdictWarning = {
+  code: 'target_not_reached',
+  severity: 'warning',
+  message: 'Target was not reached; the budget is probably below the retained semantic payload.',
+};
+export const BUDGET_REFUSED: VerdictWarning = {
+  code: 'budget_refused',
+  severity: 'warning',
+  message: 'The budget target cannot be reached losslessly and lossy output was not permitted.',
+  suggestion: 'Allow lossy output to compress semantically, or raise the target.',
+};
+/** Coverage below this raises low_coverage (verdict-engine.md §5). */
+export const LOW_COVERAGE_THRESHOLD = 0.7;
+
+export function lowCoverageWarning(ratio: number): VerdictWarning {
+  return {
+    code: 'low_coverage',
+    severity: WARNING_SEVERITY.low_coverage as 'warning',
+    message: `Output retains ~${Math.round(ratio * 100)}% of the source's content characters.`,
+    suggestion: 'Use lossless mode, or review what was dropped before trusting the savings.',
+  };
+}
+
+export interface VerdictInputs {
+  schemaVersion: '1.0' | '1.1';
+  profile: VerdictProfile;
+  sourceChars: number;
+  /** Token counts are advisory and computed on first read of token_estimates. */
+  sourceTokens: () => number;
+  /** Length of the measured candidate (for refusals: the lossless attempt). */
+  candidateChars: number;
+  /** The candidate text, built only when the response carries it. */
+  candidateText: () => string;
+  candidateTokens: () => number;
+  valid: boolean;
+  delimiter: DelimiterChar;
+  /** Analysis warnings (duplicate, vague, long, split) plus low_coverage/lossy_applied when they apply. */
+  warnings: VerdictWarning[];
+  mode: EngineMode;
+  lossless: boolean;
+  /** null when no target was requested. */
+  targetReached: boolean | null;
+  refused: boolean;
+  /** Whether toon_candidate carries the text (convert responses) or null (profile, plan). */
+  includeCandidate: boolean;
+  ratios?: readonly number[];
+}
+
+/** Assembles a verdict: negative_savings / target_not_reached / budget_refused appended, §6 decided. */
+export function buildVerdict(i: VerdictInputs): VerdictV1 {
+  const toon = i.candidateChars;
+  const warnings = [...i.warnings];
+  if (i.sourceChars - toon < 0) warnings.push(NEGATIVE_SAVINGS);
+  if (i.refused) warnings.push(BUDGET_REFUSED);
+  else if (i.targetReached === false) warnings.push(TARGET_NOT_REACHED);
+  const sorted = sortWarnings(warnings);
+  const { verdict } = decide({ refused: i.refused, source: i.sourceChars, toon, warnings: sorted });
+  const measured = measureChars(i.sourceChars, toon);
+  const safe = safeToAutoApply({ verdict, mode: i.mode, lossless: i.lossless, valid: i.valid, savings: measured.savings, warnings: sorted }).safe;
+  const v: VerdictV1 = {
+    schema_version: i.schemaVersion,
+    verdict,
+    safe_to_auto_apply: safe,
+    profile: i.profile,
+    measured_chars: measured,
+    token_estimates: null as unknown as TokenEstimates,
+    toon_candidate: i.includeCandidate && !i.refused ? i.candidateText() : null,
+    warnings: sorted,
+    flags: { lossless: i.lossless, valid: i.valid, target_reached: i.targetReached },
+    mode: i.mode,
+    delimiter: i.refused ? null : i.delimiter,
+  };
+  const ratios = i.ratios;
+  const sourceChars = i.sourceChars;
+  defineLazy(v, 'token_estimates', () => tokenEstimates(i.sourceTokens(), i.candidateTokens(), sourceChars, toon, ratios));
+  return v;
+}
+
+/**
+ * Makes `key` (already present, so its position in the wire order is kept) a lazily computed,
+ * enumerable property: JSON.stringify, schema validation and deep equality all read it, and
+ * nothing pays for it until something does (the editor re-plans on every keystroke pause).
+ */
+export function defineLazy<T extends object, K extends keyof T>(obj: T, key: K, compute: () => T[K]): void {
+  Object.defineProperty(obj, key, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = compute();
+      Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+      return value;
+    },
+    set(value: T[K]) {
+      Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    },
+  });
+}
+
+/** A copy of a verdict with some fields replaced, keeping the field order and a lazy token_estimates lazy. */
+export function withFields(v: VerdictV1, fields: Partial<VerdictV1>): VerdictV1 {
+  const lazy = Object.getOwnPropertyDescriptor(v, 'token_estimates')?.get !== undefined;
+  const out: VerdictV1 = {
+    schema_version: v.schema_version,
+    verdict: v.verdict,
+    safe_to_auto_apply: v.safe_to_auto_apply,
+    profile: v.profile,
+    measured_chars: v.measured_chars,
+    token_estimates: lazy ? (null as unknown as TokenEstimates) : v.token_estimates,
+    toon_candidate: v.toon_candidate,
+    warnings: v.warnings,
+    flags: v.flags,
+    mode: v.mode,
+    delimiter: v.delimiter,
+    ...(v.context_plan !== undefined ? { context_plan: v.context_plan } : {}),
+  };
+  for (const key of Object.keys(fields) as (keyof VerdictV1)[]) (out as unknown as Record<string, unknown>)[key] = fields[key];
+  // Reading the copy's estimate reads the original's, which computes once and memoizes.
+  if (lazy && !('token_estimates' in fields)) defineLazy(out, 'token_estimates', () => v.token_estimates);
+  return out;
+}
