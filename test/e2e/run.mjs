@@ -23,6 +23,12 @@ const takeScreenshots = process.argv.includes('--screenshots');
 const t0 = Date.now();
 const lap = (what) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1)}s] ${what}`);
 
+/**
+ * The environment without npm's lifecycle variables: run as `npm run test:e2e`, npm_config_* (user agent,
+ * node version …) would leak into the Node 24 installs below and make code-server's postinstall see Node 20.
+ */
+const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+
 function sh(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: repo, ...opts });
   return r.status ?? 2;
@@ -71,7 +77,7 @@ async function viaTestElectron(ws) {
 /** Environment of the e2e scripts (contained HOME/TMPDIR, Node 24 on PATH), read from env.sh. */
 function e2eEnv() {
   const r = spawnSync('bash', ['-c', `. "${path.join(e2eDir, 'env.sh')}" && env -0`], {
-    env: { ...process.env, E2E_HOME }, encoding: 'utf8', maxBuffer: 1 << 24,
+    env: { ...baseEnv, E2E_HOME }, encoding: 'utf8', maxBuffer: 1 << 24,
   });
   const env = {};
   for (const kv of r.stdout.split('\0')) {
@@ -174,7 +180,7 @@ async function main() {
   lap(`workspace ${ws}`);
   const viaElectron = await viaTestElectron(ws);
   if (viaElectron !== undefined) return viaElectron;
-  if (sh('bash', [path.join(e2eDir, 'setup.sh')], { env: { ...process.env, E2E_HOME } }) !== 0) return 2;
+  if (sh('bash', [path.join(e2eDir, 'setup.sh')], { env: { ...baseEnv, E2E_HOME } }) !== 0) return 2;
   const env = e2eEnv();
   const server = await startServer(env);
   lap(`VS Code server ${server.url}`);

@@ -5,6 +5,9 @@
 #   code-server@4.139.1 (its bundled upstream VS Code server), playwright-core and mocha.
 # Adapted from ../shared/recipes/vscode-e2e (setup.sh, env.sh). Only apt writes outside $E2E_HOME.
 set -euo pipefail
+# Run from an npm script, npm's lifecycle variables (npm_config_user_agent names Node 20) would leak into
+# the Node 24 installs below; env.sh sets the npm variables this script needs.
+while read -r v; do unset "$v"; done < <(compgen -e | grep -i '^npm_' || true)
 . "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 APT_PKGS=(chromium neovim fonts-liberation fonts-dejavu-core build-essential python3 pkg-config
