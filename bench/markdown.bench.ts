@@ -1,0 +1,65 @@
+/**
+ * Markdown: code lenses (EngineCache.plan + markdownCodeLenses) of a 1 MB document of ~1,500 sections,
+ * cold (a fresh cache) next to markdown-it's plain parse of the same text, and after a one-character
+ * edit inside one section with the cache warm (as the server sees a keystroke).
+ */
+import MarkdownIt from 'markdown-it';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { EngineCache } from '../server/src/core/markdown/engine';
+import { markdownCodeLenses } from '../server/src/features/markdownLenses';
+import type { Input } from './data';
+import { sample, time, type Row } from './stats';
+
+export function lensesCold(text: string): number {
+  const cache = new EngineCache();
+  const doc = TextDocument.create('file:///bench/doc.md', 'markdown', 1, text);
+  return markdownCodeLenses(doc, cache.plan(doc.getText()), 0).length;
+}
+
+/** Offsets of `count` distinct one-character edit points, each inside the body of a different section in the middle of the document. */
+function editPoints(text: string, count: number): number[] {
+  const heads = [...text.matchAll(/^## .*\n\n/gm)].map((m) => m.index! + m[0].length);
+  const out: number[] = [];
+  const from = Math.floor(heads.length / 3);
+  for (let i = 0; i < count; i++) {
+    const h = heads[from + i * 7]!;
+    const nl = text.indexOf('\n', h + 2);
+    out.push(Math.max(h + 2, nl - 3)); // inside the section's first body line
+  }
+  return out;
+}
+
+export async function markdownRows(input: Input, runs: number, log: (s: string) => void): Promise<Row[]> {
+  const text = input.text;
+  const md = new MarkdownIt();
+  const parse = await time(() => md.parse(text, {}), runs);
+  log(`  ${input.name}: ${(input.bytes / 1e6).toFixed(1)} MB, ${input.detail}`);
+  log(`    markdown-it parse    median ${parse.median.toFixed(1)} ms`);
+  const n = lensesCold(text);
+  const cold = await time(() => lensesCold(text), runs, 0);
+  log(`    lenses cold          median ${cold.median.toFixed(1)} ms (${n} lenses)`);
+
+  // Warm: one cache and one TextDocument primed with the text; every run edits another section.
+  const cache = new EngineCache();
+  let doc = TextDocument.create('file:///bench/doc.md', 'markdown', 1, text);
+  markdownCodeLenses(doc, cache.plan(doc.getText()), 0);
+  const points = editPoints(text, runs + 1);
+  const edits: number[] = [];
+  let shift = 0;
+  for (let i = 0; i < points.length; i++) {
+    const at = doc.positionAt(points[i]! + shift);
+    const t0 = performance.now();
+    doc = TextDocument.update(doc, [{ range: { start: at, end: at }, text: 'x' }], doc.version + 1);
+    const lenses = markdownCodeLenses(doc, cache.plan(doc.getText()), 0);
+    const dt = performance.now() - t0;
+    shift += 1;
+    if (lenses.length !== n) throw new Error(`a one-character edit changed the lens count (${n} → ${lenses.length})`);
+    if (i > 0) edits.push(dt); // the first edit warms the edit path
+  }
+  const edit = sample(edits);
+  log(`    lenses after edit    median ${edit.median.toFixed(1)} ms`);
+  return [
+    { figure: `code lenses cold, ${(input.bytes / 1e6).toFixed(1)} MB markdown (${input.detail})`, value: cold, unit: 'ms', anchor: { name: 'markdown-it parse', value: parse, unit: 'ms' }, target: { max: 4, label: '≤ 4× markdown-it' } },
+    { figure: 'code lenses after a one-character edit (warm cache)', value: edit, unit: 'ms', anchor: { name: 'lenses cold', value: cold, unit: 'ms' }, target: { max: 0.05, label: '≤ 5% of cold' } },
+  ];
+}
