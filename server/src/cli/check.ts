@@ -274,8 +274,11 @@ function positionMapper(text: string | undefined): (offset: number) => Position 
   return (offset) => index.positionAt(Math.max(0, offset - bom));
 }
 
-/** JSON files under `dir` (sorted, node_modules/.git skipped) that ToonLens recognizes. */
-function walk(dir: string, cwd: string): string[] {
+/**
+ * Every file under `dir` that `accept` takes, depth first in name order, skipping node_modules and .git.
+ * Unreadable folders and files are passed over.
+ */
+function walkFiles(dir: string, accept: (path: string, name: string, size: number) => boolean): string[] {
   const out: string[] = [];
   const stack = [dir];
   while (stack.length) {
@@ -297,13 +300,18 @@ function walk(dir: string, cwd: string): string[] {
       }
       if (st.isDirectory()) {
         if (!SKIPPED_DIRS.has(n)) subdirs.push(p);
-      } else if (n.toLowerCase().endsWith('.json') && recognized(p, st.size, cwd)) {
+      } else if (accept(p, n, st.size)) {
         out.push(p);
       }
     }
     stack.push(...subdirs.reverse());
   }
   return out;
+}
+
+/** JSON files under `dir` (sorted, node_modules/.git skipped) that ToonLens recognizes. */
+function walk(dir: string, cwd: string): string[] {
+  return walkFiles(dir, (p, n, size) => n.toLowerCase().endsWith('.json') && recognized(p, size, cwd));
 }
 
 /** Whether a walked file is a ToonLens document: by name without reading, else by sniffing its parsed content. */
@@ -333,29 +341,7 @@ function expandGlob(cwd: string, glob: string): string[] {
   }
   const base = resolve(cwd, staticParts.join('/') || '.');
   const isMatch = picomatch(resolve(cwd, posix).replace(/\\/g, '/'), { dot: true });
-  const out: string[] = [];
-  const stack = [base];
-  while (stack.length) {
-    const d = stack.pop()!;
-    let names: string[];
-    try {
-      names = readdirSync(d).sort();
-    } catch {
-      continue;
-    }
-    for (const n of names) {
-      const p = join(d, n);
-      let st: Stats;
-      try {
-        st = statSync(p);
-      } catch {
-        continue;
-      }
-      if (st.isDirectory()) {
-        if (!SKIPPED_DIRS.has(n)) stack.push(p);
-      } else if (isMatch(p.split(sep).join('/'))) out.push(p);
-    }
-  }
+  const out = walkFiles(base, (p) => isMatch(p.split(sep).join('/')));
   return out.sort();
 }
 

@@ -156,6 +156,11 @@ interface DocCandidate {
  * The shortest valid document candidate. When nothing encodes (TOON refuses unpaired
  * surrogates), the source itself stands in with valid false: savings 0, so it never converts.
  */
+/** The verdict fields a document candidate decides. */
+function candidateFields(c: DocCandidate) {
+  return { candidateChars: c.length, candidateText: c.text, candidateTokens: c.tokens, valid: c.valid, delimiter: c.delimiter };
+}
+
 function bestDocCandidate(entries: SliceAnalysis[], sets: CandidateSet[], delims: DelimiterChar[], source: string): DocCandidate {
   const unique = new Set(entries.map((a) => a.key)).size === entries.length;
   // Lengths decide; decode checks run only until the first valid one.
@@ -224,11 +229,7 @@ function documentVerdict(d: DocAnalysis, opts: EngineOptions, includeCandidate: 
   if (mode === 'lossless') {
     return buildVerdict({
       ...base,
-      candidateChars: lossless.length,
-      candidateText: lossless.text,
-      candidateTokens: lossless.tokens,
-      valid: lossless.valid,
-      delimiter: lossless.delimiter,
+      ...candidateFields(lossless),
       warnings: analysisWarnings,
       mode,
       lossless: true,
@@ -244,11 +245,7 @@ function documentVerdict(d: DocAnalysis, opts: EngineOptions, includeCandidate: 
     if (cov !== null && cov < LOW_COVERAGE_THRESHOLD) warnings.push(lowCoverageWarning(cov));
     return buildVerdict({
       ...base,
-      candidateChars: c.length,
-      candidateText: c.text,
-      candidateTokens: c.tokens,
-      valid: c.valid,
-      delimiter: c.delimiter,
+      ...candidateFields(c),
       warnings,
       mode,
       lossless: true,
@@ -260,11 +257,7 @@ function documentVerdict(d: DocAnalysis, opts: EngineOptions, includeCandidate: 
   if (!hasTarget(opts) || targetMet(opts, lossless.length, lossless.tokens)) {
     return buildVerdict({
       ...base,
-      candidateChars: lossless.length,
-      candidateText: lossless.text,
-      candidateTokens: lossless.tokens,
-      valid: lossless.valid,
-      delimiter: lossless.delimiter,
+      ...candidateFields(lossless),
       warnings: analysisWarnings,
       mode,
       lossless: true,
@@ -275,11 +268,7 @@ function documentVerdict(d: DocAnalysis, opts: EngineOptions, includeCandidate: 
   if (!opts.allowLossy) {
     return buildVerdict({
       ...base,
-      candidateChars: lossless.length,
-      candidateText: lossless.text,
-      candidateTokens: lossless.tokens,
-      valid: lossless.valid,
-      delimiter: lossless.delimiter,
+      ...candidateFields(lossless),
       warnings: analysisWarnings,
       mode,
       lossless: true,
@@ -300,11 +289,7 @@ function documentVerdict(d: DocAnalysis, opts: EngineOptions, includeCandidate: 
   if (cov !== null && cov < LOW_COVERAGE_THRESHOLD) warnings.push(lowCoverageWarning(cov));
   return buildVerdict({
     ...base,
-    candidateChars: c.length,
-      candidateText: c.text,
-    candidateTokens: c.tokens,
-    valid: c.valid,
-    delimiter: c.delimiter,
+    ...candidateFields(c),
     warnings,
     mode,
     lossless: false,
