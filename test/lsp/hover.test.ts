@@ -23,7 +23,10 @@ describe('hover', () => {
     assert.ok(h, 'a hover');
     const contents = h.contents as MarkupContent;
     assert.equal(contents.kind, 'markdown');
-    assert.ok(contents.value.trim().length > 0);
+    // A derived field shows its recorded value, the derived value and the inputs that decide it.
+    assert.match(contents.value, /recorded `(true|false)`, derived `(true|false)`/);
+    assert.match(contents.value, /\| mode \|/);
+    assert.match(contents.value, /Decided by:/);
     if (h.range) {
       assert.ok(h.range.start.line <= positionAt(text, at).line && h.range.end.line >= positionAt(text, at).line);
     }
