@@ -182,10 +182,17 @@ async function main() {
   if (viaElectron !== undefined) return viaElectron;
   if (sh('bash', [path.join(e2eDir, 'setup.sh')], { env: { ...baseEnv, E2E_HOME } }) !== 0) return 2;
   const env = e2eEnv();
-  const server = await startServer(env);
+  let server = await startServer(env);
   lap(`VS Code server ${server.url}`);
   try {
-    const code = await runSuiteInServer(env, server, ws);
+    let code = await runSuiteInServer(env, server, ws);
+    if (code === 2) {
+      // An infrastructure failure (the workbench never reported back), not a test failure: one fresh try.
+      lap('infrastructure failure: retrying once with a fresh server and workspace');
+      server.stop();
+      server = await startServer(env);
+      code = await runSuiteInServer(env, server, freshWorkspace());
+    }
     if (code === 0 && takeScreenshots) {
       const { takeReadmeScreenshots } = await import('./screenshots.mjs');
       await takeReadmeScreenshots({ env, server, repo, launchBrowser: () => launchBrowser(env), remoteUri, workbenchUrl, freshWorkspace, lap });
