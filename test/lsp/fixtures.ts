@@ -3,11 +3,12 @@
  * the shared corpus for verdict.v1) and helpers that apply one defect and locate the expected range.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Range } from 'vscode-languageserver-protocol/node';
-import { positionAt } from './harness';
+import { positionAt, REPO_ROOT } from './harness';
 
-export const CORPUS_DIR = '/work/shared/corpus/doc2toon';
+/** The producer corpus in the shared folder beside the checkout (CI lays it there too). */
+export const CORPUS_DIR = resolve(REPO_ROOT, '..', 'shared', 'corpus', 'doc2toon');
 
 type Json = Record<string, any>;
 type Mutate = (doc: Json) => void;
