@@ -26,9 +26,14 @@ let client: LanguageClient | undefined;
 
 export async function activate(context: ExtensionContext): Promise<void> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
+  // A smaller young generation (2 MB semi-spaces instead of V8's 16 MB). Measured 2026-11-30 over this IPC
+  // transport, opening a 15.9 MB plan: peak RSS growth 93 MB instead of 105 MB (5.9x the file instead of 6.6x),
+  // server CPU to first diagnostics unchanged (~0.78 s both). 1 MB semi-spaces (78 MB) cost ~25 % more CPU and
+  // --optimize-for-size (63 MB) ~50 %, so neither is used.
+  const execArgv = ['--max-semi-space-size=2'];
   const serverOptions: ServerOptions = {
-    run: { module: serverModule, transport: TransportKind.ipc },
-    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6009'] } },
+    run: { module: serverModule, transport: TransportKind.ipc, options: { execArgv } },
+    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: [...execArgv, '--nolazy', '--inspect=6009'] } },
   };
   const initializationOptions: ToonLensInitializationOptions = { trusted: workspace.isTrusted, clientRegistersCommands: true };
   const clientOptions: LanguageClientOptions = {

@@ -3,22 +3,49 @@
  * then the description OUR schema gives the property or value under the cursor.
  */
 import { getLocation, parse as parseTolerant } from 'jsonc-parser';
-import type { JsonPath, OffsetRange } from './types';
+import type { DocumentKind, JsonPath, OffsetRange } from './types';
 import type { CheckOptions } from './check';
 import { detectKind } from './kinds';
 import { EXPLAINERS } from './rules/explain';
 import { SCHEMAS } from './json/schema';
+import { tokenAt, type TokenIndex } from './json/locate';
 
-/** Markdown for the property or value at `offset`, with the range it applies to; undefined for non-ToonLens documents. */
-export function hoverAt(text: string, offset: number, opts: CheckOptions = {}): { markdown: string; range: OffsetRange } | undefined {
+/** What the caller already knows about the text (the memoized check of the same text and options). */
+export interface KnownDocument {
+  /** The kind the check found for this text (undefined: not a ToonLens document). */
+  kind: DocumentKind | undefined;
+  /** The parsed value; read only when a hover has something to explain (it may be parsed on demand). */
+  value: () => unknown;
+  /** Scan checkpoints kept for this text (one per document version): later hovers resume near the cursor. */
+  checkpoints?: TokenIndex;
+}
+
+/**
+ * Markdown for the property or value at `offset`, with the range it applies to; undefined for non-ToonLens documents.
+ * With `known` (the memoized check of this very text, which `JSON.parse` accepted), nothing is parsed again here.
+ */
+export function hoverAt(text: string, offset: number, opts: CheckOptions = {}, known?: KnownDocument): { markdown: string; range: OffsetRange } | undefined {
   const limit = (opts.settings?.maxFileSizeMB ?? 50) * 1024 * 1024;
   if (text.length > limit) return undefined;
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const body = bom ? text.slice(1) : text;
+  const at = offset - bom;
+
+  if (known) {
+    const kind = opts.kind ?? known.kind;
+    if (!kind) return undefined;
+    // Valid JSON: one scan that stops at the cursor (no parse, no tree), and the value only when there is a token.
+    const token = tokenAt(body, at, known.checkpoints);
+    if (!token) return undefined;
+    return explain(kind, known.value(), token.path, { start: token.start + bom, end: token.end + bom });
+  }
+
   let value: unknown;
+  let valid = true;
   try {
     value = JSON.parse(body);
   } catch {
+    valid = false;
     try {
       value = parseTolerant(body, [], { disallowComments: true });
     } catch {
@@ -28,20 +55,27 @@ export function hoverAt(text: string, offset: number, opts: CheckOptions = {}): 
   const kind = opts.kind ?? detectKind(body, value, { fsPath: opts.fsPath, settings: opts.settings, root: opts.workspace?.root });
   if (!kind) return undefined;
 
-  // getLocation scans only up to the cursor and builds no tree: cheap even at the end of a 15 MB plan.
+  if (valid) {
+    // The same answer as jsonc-parser's getLocation below, in one tight scan up to the cursor.
+    const token = tokenAt(body, at);
+    if (!token) return undefined;
+    return explain(kind, value, token.path, { start: token.start + bom, end: token.end + bom });
+  }
+
+  // Not JSON: jsonc-parser's tolerant scan (only up to the cursor, but recursive and callback-driven).
   let location: ReturnType<typeof getLocation>;
   try {
-    location = getLocation(body, offset - bom);
+    location = getLocation(body, at);
   } catch {
     return undefined; // nesting too deep for jsonc-parser's recursive scanner: no hover rather than a crash
   }
   const token = location.previousNode;
-  const at = offset - bom;
   // Only a hover on a token (a property key or a literal value); punctuation and whitespace have none.
   if (!token || at < token.offset || at > token.offset + token.length) return undefined;
-  const path: JsonPath = location.path;
-  const range = { start: token.offset + bom, end: token.offset + token.length + bom };
+  return explain(kind, value, location.path, { start: token.offset + bom, end: token.offset + token.length + bom });
+}
 
+function explain(kind: DocumentKind, value: unknown, path: JsonPath, range: OffsetRange): { markdown: string; range: OffsetRange } | undefined {
   let markdown: string | undefined;
   try {
     markdown = EXPLAINERS[kind]?.(value, path);

@@ -15,7 +15,10 @@ export const jsonHoverFeature: FeatureModule = {
         const settings = await ctx.settings.forDocument(doc.uri);
         const current = ctx.documents.get(doc.uri) ?? doc;
         return ctx.guard('hover', doc.uri, () => {
-          const h = hoverAt(current.getText(), current.offsetAt(params.position), analyzer.optionsFor(current, settings));
+          // The memoized check of this version (kind, and the value — parsed again only for a large document)
+          // spares the hover a parse and a kind detection; without one (not checked yet) it parses itself.
+          const known = analyzer.known(current, settings);
+          const h = hoverAt(current.getText(), current.offsetAt(params.position), analyzer.optionsFor(current, settings), known);
           if (!h || !h.markdown) return undefined;
           return { contents: { kind: MarkupKind.Markdown, value: h.markdown }, range: offsetRangeToLsp(current, h.range) };
         }, undefined);

@@ -206,3 +206,164 @@ export class JsonLocator {
     return { start: r.start + this.shift, end: r.end + this.shift };
   }
 }
+
+/** The property key or literal value under an offset, and the JSON path it belongs to. */
+export interface TokenAtOffset {
+  /** For a key: the path of its property; for a literal: the path of the value. */
+  path: JsonPath;
+  /** The token's range (a string's quotes included). */
+  start: number;
+  end: number;
+}
+
+/** One resumable state of {@link tokenAt}'s scan: a token boundary and the open containers there. */
+interface ScanState {
+  i: number;
+  depth: number;
+  expectKey: boolean;
+  isObject: number[];
+  keyStart: number[];
+  keyEnd: number[];
+  index: number[];
+}
+
+/**
+ * Checkpoints of {@link tokenAt}'s scan over ONE text (keep one per document version): the scan state about
+ * every `every` characters, recorded by the scans themselves, so a later lookup resumes from the nearest
+ * checkpoint before its offset instead of from the start. A few hundred small records for a 15 MB document.
+ */
+export class TokenIndex {
+  readonly checkpoints: ScanState[] = [];
+  constructor(readonly every = 64 * 1024) {}
+
+  /** The last checkpoint at or before `offset`. */
+  before(offset: number): ScanState | undefined {
+    const cps = this.checkpoints;
+    let lo = 0;
+    let hi = cps.length - 1;
+    let best: ScanState | undefined;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (cps[mid]!.i <= offset) {
+        best = cps[mid];
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return best;
+  }
+}
+
+/** Nesting beyond which no checkpoint is recorded (each one copies the open containers). */
+const MAX_CHECKPOINT_DEPTH = 1024;
+
+/**
+ * The property key or literal value (string, number, true/false/null) whose range contains `offset`
+ * (both ends inclusive), with its path, as jsonc-parser's `getLocation` reports it (`path` and
+ * `previousNode` when the offset touches that node) — for a text that `JSON.parse` accepts. Undefined on
+ * punctuation and whitespace. One forward scan that stops at the offset: strings are skipped with the
+ * native `indexOf`, the path is a stack of key offsets and indices (keys are decoded only for the result),
+ * no callbacks, no recursion (any depth), no allocation per token.
+ */
+export function tokenAt(text: string, offset: number, checkpoints?: TokenIndex): TokenAtOffset | undefined {
+  const n = text.length;
+  if (!(offset >= 0) || offset > n) return undefined;
+  // Per open container (index 1..depth): 1 object, 0 array; the current key's range or the current index.
+  let isObject: number[] = [0];
+  let keyStart: number[] = [0];
+  let keyEnd: number[] = [0];
+  let index: number[] = [0];
+  let depth = 0;
+  let expectKey = false;
+  let i = 0;
+  let nextCheckpoint = Infinity;
+  let lastCheckpoint = -1;
+  if (checkpoints) {
+    // Strictly before the offset: a token that ends exactly at a checkpoint still touches that offset.
+    const from = checkpoints.before(offset - 1);
+    if (from) {
+      ({ i, depth, expectKey } = from);
+      isObject = from.isObject.slice();
+      keyStart = from.keyStart.slice();
+      keyEnd = from.keyEnd.slice();
+      index = from.index.slice();
+    }
+    const cps = checkpoints.checkpoints;
+    lastCheckpoint = cps.length ? cps[cps.length - 1]!.i : 0;
+    nextCheckpoint = lastCheckpoint + checkpoints.every;
+  }
+  const stop = Math.min(n, offset + 1);
+  while (i < stop) {
+    if (i >= nextCheckpoint) {
+      // Only beyond the last one recorded, so the list stays sorted.
+      if (i > lastCheckpoint && depth <= MAX_CHECKPOINT_DEPTH) {
+        const d = depth + 1;
+        checkpoints!.checkpoints.push({ i, depth, expectKey, isObject: isObject.slice(0, d), keyStart: keyStart.slice(0, d), keyEnd: keyEnd.slice(0, d), index: index.slice(0, d) });
+        lastCheckpoint = i;
+      }
+      nextCheckpoint = Math.max(i, lastCheckpoint) + checkpoints!.every;
+    }
+    // The tight part: up to the offset or the next checkpoint, whichever comes first.
+    const limit = Math.min(stop, nextCheckpoint);
+    while (i < limit) {
+      const c = text.charCodeAt(i);
+      if (c <= 32) {
+        i++; // whitespace (JSON.parse accepted the text: no other control character outside strings)
+      } else if (c === 34) {
+        let q = text.indexOf('"', i + 1);
+        while (text.charCodeAt(q - 1) === 92) {
+          let b = q - 2;
+          while (text.charCodeAt(b) === 92) b--;
+          if ((q - 1 - b) % 2 === 0) break; // an even run of backslashes escapes nothing
+          q = text.indexOf('"', q + 1);
+        }
+        const end = q === -1 ? n : q + 1;
+        if (expectKey) {
+          keyStart[depth] = i;
+          keyEnd[depth] = end;
+          expectKey = false;
+        }
+        if (offset <= end) return { path: pathOf(text, depth, isObject, keyStart, keyEnd, index), start: i, end };
+        i = end;
+      } else if (c === 44) {
+        if (isObject[depth] === 1) expectKey = true;
+        else index[depth]!++;
+        i++;
+      } else if (c === 58) {
+        i++;
+      } else if (c === 123 || c === 91) {
+        depth++;
+        isObject[depth] = c === 123 ? 1 : 0;
+        index[depth] = 0;
+        expectKey = c === 123;
+        i++;
+      } else if (c === 125 || c === 93) {
+        depth--;
+        i++;
+      } else {
+        // A number, true, false or null: up to the next delimiter.
+        const start = i;
+        i++;
+        while (i < n) {
+          const d = text.charCodeAt(i);
+          if (d <= 32 || d === 44 || d === 125 || d === 93) break;
+          i++;
+        }
+        if (offset <= i) return { path: pathOf(text, depth, isObject, keyStart, keyEnd, index), start, end: i };
+      }
+    }
+  }
+  return undefined;
+}
+
+function pathOf(text: string, depth: number, isObject: number[], keyStart: number[], keyEnd: number[], index: number[]): JsonPath {
+  const path: (string | number)[] = [];
+  for (let d = 1; d <= depth; d++) {
+    if (isObject[d] === 1) {
+      const s = keyStart[d]!;
+      const e = keyEnd[d]!;
+      const raw = text.slice(s + 1, e - 1);
+      path.push(raw.includes('\\') ? (JSON.parse(text.slice(s, e)) as string) : raw);
+    } else path.push(index[d]!);
+  }
+  return path;
+}
