@@ -95,9 +95,133 @@ function escapePointer(s: string): string {
   return s.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+// ───────────── the fast accept/reject validator ─────────────
+//
+// Most documents are valid, and for a valid document the only question is "valid?". That question is
+// answered by a second validator of the same schema, compiled for speed: first error only, no verbose
+// errors, regular expressions without the `u` flag and string lengths in code units where the schema's
+// patterns and limits cannot tell the difference (checked per schema, below), and a `discriminator` on every
+// oneOf whose branches are told apart by a required `const` property (exact_edit by `kind`), so one branch
+// is evaluated instead of all of them.
+// It accepts exactly the documents the full validator accepts (test/unit/perf-schema.test.ts); only
+// when it rejects does the full validator (all errors, verbose) run to explain why, as before.
+
+const fastCompiled = new Map<DocumentKind, ValidateFunction>();
+
+function compileFast(kind: DocumentKind, schema: object): ValidateFunction {
+  const options = {
+    allErrors: false,
+    verbose: false,
+    strict: false,
+    validateFormats: true,
+    discriminator: true,
+    // Regular expressions without the `u` flag, when no pattern can tell the difference.
+    unicodeRegExp: !patternsAreAscii(schema),
+    // String lengths in UTF-16 code units instead of code points, when no limit can tell the difference.
+    unicode: !lengthsAreCodeUnitSafe(schema),
+    // ajv calls the `unicode` option deprecated (it still works); say nothing about it, pass the rest on.
+    logger: {
+      log: (...args: unknown[]) => console.log(...args),
+      warn: (...args: unknown[]) => {
+        if (!args.some((a) => typeof a === 'string' && a.includes('option unicode'))) console.warn(...args);
+      },
+      error: (...args: unknown[]) => console.error(...args),
+    },
+  };
+  const a = DRAFT_2020.has(kind) ? new Ajv2020(options) : new AjvDraft07(options);
+  addFormats(a);
+  return a.compile(schema);
+}
+
+/** Every value of `keyword` anywhere in `schema`. */
+function keywordValues(schema: unknown, keyword: string, into: unknown[] = []): unknown[] {
+  if (Array.isArray(schema)) for (const v of schema) keywordValues(v, keyword, into);
+  else if (isObject(schema)) {
+    for (const [k, v] of Object.entries(schema)) {
+      if (k === keyword) into.push(v);
+      keywordValues(v, keyword, into);
+    }
+  }
+  return into;
+}
+
+/**
+ * Whether every `pattern` (and `patternProperties` key) matches the same strings with and without the `u`
+ * flag: printable ASCII only, and nothing that matches a lone surrogate in one mode and a code point in the
+ * other (`.`, negated classes or escapes) or only exists in one mode (`\p{…}`, `\u{…}`).
+ */
+export function patternsAreAscii(schema: unknown): boolean {
+  const patterns = keywordValues(schema, 'pattern');
+  for (const pp of keywordValues(schema, 'patternProperties')) patterns.push(...(isObject(pp) ? Object.keys(pp) : ['.']));
+  return patterns.every((p) => typeof p === 'string' && /^[\x20-\x7e]*$/.test(p) && !/(^|[^\\])(\\\\)*(\.|\[\^)|\\[SWDBbpPuck]/.test(p));
+}
+
+/**
+ * Whether counting string lengths in code units instead of code points cannot change a verdict: no
+ * `maxLength`, and no `minLength` above 1 (a string has ≥ 1 code point iff it has ≥ 1 code unit).
+ */
+export function lengthsAreCodeUnitSafe(schema: unknown): boolean {
+  return keywordValues(schema, 'maxLength').length === 0 && keywordValues(schema, 'minLength').every((n) => typeof n === 'number' && n <= 1);
+}
+
+/**
+ * A copy of `schema` with `discriminator: { propertyName }` on every oneOf of an object-typed schema whose
+ * branches all declare `properties[propertyName].const` (distinct strings) and require it. With such branches at most one can
+ * pass — the one whose const equals the instance's value — so "exactly one branch passes" and "the
+ * branch named by the property passes" accept the same instances.
+ */
+export function withDiscriminators(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withDiscriminators);
+  if (!isObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = withDiscriminators(v);
+  const property = Array.isArray(schema.oneOf) && schema.discriminator === undefined ? discriminatorProperty(schema, schema.oneOf) : undefined;
+  if (property !== undefined) out.discriminator = { propertyName: property };
+  return out;
+}
+
+function discriminatorProperty(parent: Record<string, unknown>, branches: unknown[]): string | undefined {
+  // ajv applies `discriminator` to objects only (and then skips the oneOf): a non-object instance must
+  // already be refused by the parent's own `type`, or it would pass where every branch refuses it.
+  if (parent.type !== 'object' || branches.length < 2) return undefined;
+  const first = branches[0];
+  if (!isObject(first) || !isObject(first.properties)) return undefined;
+  const requiredBy = (s: Record<string, unknown>, p: string) => Array.isArray(s.required) && s.required.includes(p);
+  for (const p of Object.keys(first.properties)) {
+    const seen = new Set<string>();
+    const ok = branches.every((b) => {
+      if (!isObject(b) || b.$ref !== undefined || !isObject(b.properties)) return false;
+      const ps = b.properties[p];
+      if (!isObject(ps) || typeof ps.const !== 'string' || seen.has(ps.const)) return false;
+      seen.add(ps.const);
+      return requiredBy(b, p) || requiredBy(parent, p);
+    });
+    if (ok) return p;
+  }
+  return undefined;
+}
+
+/** The fast accept/reject validator of a kind (compiled on first use); the full one if it cannot be built. */
+export function fastSchemaValidator(kind: DocumentKind): ValidateFunction {
+  let v = fastCompiled.get(kind);
+  if (v) return v;
+  try {
+    v = compileFast(kind, withDiscriminators(SCHEMAS[kind]) as object);
+  } catch {
+    v = compiledSchema(kind).validate;
+  }
+  fastCompiled.set(kind, v);
+  return v;
+}
+
+/** Whether `value` is valid under the full (all errors, verbose) validator — the reference the fast one must equal. */
+export function isValidAgainstFullSchema(kind: DocumentKind, value: unknown): boolean {
+  return compiledSchema(kind).validate(value) === true;
+}
+
 /** Whether `value` is valid under our schema of `kind` (tests use it to compare with the upstream schema). */
 export function isValidAgainstSchema(kind: DocumentKind, value: unknown): boolean {
-  return compiledSchema(kind).validate(value) === true;
+  return fastSchemaValidator(kind)(value) === true;
 }
 
 /**
@@ -105,6 +229,7 @@ export function isValidAgainstSchema(kind: DocumentKind, value: unknown): boolea
  * hint (docs/document-kinds.md), so it is never reported as unexpected.
  */
 export function validateAgainstSchema(kind: DocumentKind, value: unknown): Finding[] {
+  if (fastSchemaValidator(kind)(value) === true) return [];
   const c = compiledSchema(kind);
   if (c.validate(value) === true) return [];
   const errors = reduceCompound(c, [...(c.validate.errors ?? [])], value, '');

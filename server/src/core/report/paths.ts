@@ -20,9 +20,22 @@ import * as nodePath from 'node:path';
 import type { WorkspaceReader } from '../types';
 import { get, str } from './shape';
 
+/**
+ * Plainly safe: segments of word characters, `.` and `-` that each start with a letter, digit or `_`
+ * (so no `.`/`..`/`.git` segment), separated by single `/`, with at most a trailing `/`. Such a path has no
+ * control character, backslash, `:` (drive letter, URL), `%` or leading `/`: every check below passes.
+ */
+const PLAINLY_SAFE = /^[A-Za-z0-9_][\w.-]*(?:\/[A-Za-z0-9_][\w.-]*)*\/?$/;
+
 /** Why a report path is unsafe, or undefined when it is a safe project-root-relative path. */
 export function unsafePathReason(p: unknown, opts: { allowDotDot?: boolean } = {}): string | undefined {
   if (typeof p !== 'string') return undefined; // a type error is the schema's business
+  if (PLAINLY_SAFE.test(p)) return undefined;
+  return unsafePathReasonSlow(p, opts.allowDotDot === true);
+}
+
+/** Every check, one by one (the reference the fast test above must agree with: test/unit/perf-paths.test.ts). */
+export function unsafePathReasonSlow(p: string, allowDotDot: boolean): string | undefined {
   if (p.length === 0) return 'is empty';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(p)) return p.includes('\u0000') ? 'contains a NUL character' : 'contains a control character';
@@ -32,7 +45,7 @@ export function unsafePathReason(p: unknown, opts: { allowDotDot?: boolean } = {
   if (p.startsWith('/')) return 'is absolute';
   if (/%[0-9A-Fa-f]{2}/.test(p)) return 'contains percent-encoding (paths are literal; refused as ambiguous)';
   if (p.split('/').some((s) => s.toLowerCase() === '.git')) return 'is inside .git (repository internals are never edited)';
-  if (!opts.allowDotDot) {
+  if (!allowDotDot) {
     const segments = p.split('/');
     if (segments.includes('..')) {
       let depth = 0;

@@ -8,11 +8,12 @@
  * reassembly_verified is taken as recorded (it cannot be recomputed without the source).
  */
 import type { JsonPath } from '../types';
-import { count, isObj, type DerivedSection, type Obj } from './verdict/derive';
+import { count, finite, isObj, pctAgrees, type DerivedSection, type Obj } from './verdict/derive';
 import { savingsHit, savingsPctHit, savingsBecause } from './verdict/document';
 import { mismatch, show, type RuleHit, type VerdictDoc, type VerdictRule } from './verdict/table';
 
 const SECTIONS: JsonPath = ['context_plan', 'sections'];
+const MEASURED_FIELDS = ['profile', 'verdict', 'measured_chars'] as const;
 
 interface Range {
   lineStart?: number;
@@ -30,15 +31,25 @@ function plan(value: Obj): Obj | undefined {
   return isObj(value.context_plan) ? value.context_plan : undefined;
 }
 
-/** Each section object with its index and derived fields (sections that are not objects are skipped). */
-function eachSection(doc: VerdictDoc, fn: (s: Obj, d: DerivedSection, path: JsonPath) => void): void {
+/**
+ * Each section object with its index and derived fields (sections that are not objects are skipped).
+ * The section's path is `sectionPath(i)`, built only for a finding (a plan has thousands of sections).
+ */
+function eachSection(doc: VerdictDoc, fn: (s: Obj, d: DerivedSection, i: number) => void): void {
   const p = plan(doc.value);
   const derived = doc.derived.plan;
   if (!p || !derived || !Array.isArray(p.sections)) return;
-  p.sections.forEach((s, i) => {
+  const sections = p.sections;
+  for (let i = 0; i < sections.length; i++) {
+    const s = sections[i]; // a hole reads undefined: not an object, skipped
     const d = derived.sections[i];
-    if (isObj(s) && d) fn(s, d, [...SECTIONS, i]);
-  });
+    if (isObj(s) && d) fn(s, d, i);
+  }
+}
+
+/** The path of section `i`, with more segments. */
+function sectionPath(i: number, ...rest: (string | number)[]): JsonPath {
+  return [...SECTIONS, i, ...rest];
 }
 
 function heading(s: Obj, i: number): string {
@@ -57,22 +68,22 @@ export const planRules: readonly VerdictRule[] = [
       const netSource = isObj(p.net) ? count(p.net.source) : undefined;
       let prev: Range | undefined = { charEnd: 0, lineEnd: 0 };
       p.sections.forEach((s, i) => {
-        const base: JsonPath = [...SECTIONS, i, 'range'];
+        const at = (field: string): JsonPath => sectionPath(i, 'range', field);
         const r = isObj(s) ? readRange(s.range) : undefined;
         if (!r) { prev = undefined; return; }
         if (r.charStart !== undefined && prev?.charEnd !== undefined && r.charStart !== prev.charEnd) {
           const why = i === 0 ? 'the first section starts at 0'
             : `${r.charStart > prev.charEnd ? 'a gap' : 'an overlap'}: section ${i - 1} ends at ${prev.charEnd}`;
-          hits.push({ message: `char_start is ${r.charStart}; should be ${prev.charEnd} (${why})`, target: { path: [...base, 'char_start'] } });
+          hits.push({ message: `char_start is ${r.charStart}; should be ${prev.charEnd} (${why})`, target: { path: at('char_start') } });
         }
         if (r.charStart !== undefined && r.charEnd !== undefined && r.charStart > r.charEnd) {
-          hits.push({ message: `char_end ${r.charEnd} is before char_start ${r.charStart}`, target: { path: [...base, 'char_end'] } });
+          hits.push({ message: `char_end ${r.charEnd} is before char_start ${r.charStart}`, target: { path: at('char_end') } });
         }
         if (r.lineStart !== undefined && prev?.lineEnd !== undefined && r.lineStart !== prev.lineEnd + 1) {
-          hits.push({ message: `line_start is ${r.lineStart}; should be ${prev.lineEnd + 1} (${i === 0 ? 'lines start at 1' : `section ${i - 1} ends on line ${prev.lineEnd}`})`, target: { path: [...base, 'line_start'] } });
+          hits.push({ message: `line_start is ${r.lineStart}; should be ${prev.lineEnd + 1} (${i === 0 ? 'lines start at 1' : `section ${i - 1} ends on line ${prev.lineEnd}`})`, target: { path: at('line_start') } });
         }
         if (r.lineStart !== undefined && r.lineEnd !== undefined && r.lineStart > r.lineEnd) {
-          hits.push({ message: `line_end ${r.lineEnd} is before line_start ${r.lineStart}`, target: { path: [...base, 'line_end'] } });
+          hits.push({ message: `line_end ${r.lineEnd} is before line_start ${r.lineStart}`, target: { path: at('line_end') } });
         }
         prev = r;
       });
@@ -96,18 +107,17 @@ export const planRules: readonly VerdictRule[] = [
     rule: 'frontmatter: profile, verdict, measured_chars null and action keep; other sections: none of them null',
     check(doc) {
       const hits: RuleHit[] = [];
-      eachSection(doc, (s, _d, path) => {
-        const fields = ['profile', 'verdict', 'measured_chars'] as const;
+      eachSection(doc, (s, _d, i) => {
         if (s.kind === 'frontmatter') {
-          for (const f of fields) {
-            if (f in s && s[f] !== null) hits.push({ message: `${f} is ${show(s[f])}; should be null on a frontmatter section (never measured)`, target: { path: [...path, f] } });
+          for (const f of MEASURED_FIELDS) {
+            if (f in s && s[f] !== null) hits.push({ message: `${f} is ${show(s[f])}; should be null on a frontmatter section (never measured)`, target: { path: sectionPath(i, f) } });
           }
           if (typeof s.action === 'string' && s.action !== 'keep') {
-            hits.push({ message: `action is ${show(s.action)}; should be "keep" on a frontmatter section`, target: { path: [...path, 'action'] } });
+            hits.push({ message: `action is ${show(s.action)}; should be "keep" on a frontmatter section`, target: { path: sectionPath(i, 'action') } });
           }
         } else if (s.kind === 'section' || s.kind === 'preamble') {
-          for (const f of fields) {
-            if (s[f] === null) hits.push({ message: `${f} is null on a ${s.kind}; only frontmatter is unmeasured`, target: { path: [...path, f] } });
+          for (const f of MEASURED_FIELDS) {
+            if (s[f] === null) hits.push({ message: `${f} is null on a ${s.kind}; only frontmatter is unmeasured`, target: { path: sectionPath(i, f) } });
           }
         }
       });
@@ -120,9 +130,9 @@ export const planRules: readonly VerdictRule[] = [
     rule: "a section's verdict = the §6 policy on its standalone measurement (lossless, never refused)",
     check(doc) {
       const hits: RuleHit[] = [];
-      eachSection(doc, (s, d, path) => {
+      eachSection(doc, (s, d, i) => {
         if (d.decision && typeof s.verdict === 'string' && s.verdict !== d.decision.verdict) {
-          hits.push(mismatch([...path, 'verdict'], s.verdict, d.decision.verdict, d.decision.because, 'verdict'));
+          hits.push(mismatch(sectionPath(i, 'verdict'), s.verdict, d.decision.verdict, d.decision.because, 'verdict'));
         }
       });
       return hits;
@@ -134,10 +144,10 @@ export const planRules: readonly VerdictRule[] = [
     rule: 'action convert ⇔ section verdict convert',
     check(doc) {
       const hits: RuleHit[] = [];
-      eachSection(doc, (s, d, path) => {
+      eachSection(doc, (s, d, i) => {
         if (d.frontmatter || !d.actionDerived || !d.action) return;
         if ((s.action === 'convert' || s.action === 'keep') && s.action !== d.action) {
-          hits.push(mismatch([...path, 'action'], s.action, d.action, `verdict is ${d.verdict}`, 'action'));
+          hits.push(mismatch(sectionPath(i, 'action'), s.action, d.action, `verdict is ${d.verdict}`, 'action'));
         }
       });
       return hits;
@@ -149,16 +159,26 @@ export const planRules: readonly VerdictRule[] = [
     rule: 'section measured_chars: source = char_end − char_start, savings = source − toon, savings_pct from them',
     check(doc) {
       const hits: RuleHit[] = [];
-      eachSection(doc, (s, d, path) => {
+      eachSection(doc, (s, d, i) => {
         if (d.frontmatter || !isObj(s.measured_chars)) return;
         const mc = s.measured_chars;
-        const base = [...path, 'measured_chars'];
-        const r = readRange(s.range);
+        const range = s.range;
         const src = count(mc.source);
-        if (r?.charStart !== undefined && r.charEnd !== undefined && src !== undefined && r.charEnd >= r.charStart && src !== r.charEnd - r.charStart) {
-          hits.push({ message: `measured_chars.source is ${src}; should be ${r.charEnd - r.charStart}, the slice length (char_end − char_start)`, target: { path: [...base, 'source'] } });
+        if (src !== undefined && isObj(range)) {
+          const charStart = count(range.char_start);
+          const charEnd = count(range.char_end);
+          if (charStart !== undefined && charEnd !== undefined && charEnd >= charStart && src !== charEnd - charStart) {
+            hits.push({ message: `measured_chars.source is ${src}; should be ${charEnd - charStart}, the slice length (char_end − char_start)`, target: { path: sectionPath(i, 'measured_chars', 'source') } });
+          }
         }
-        hits.push(...savingsHit(base, mc, d.measure, 'measured_chars.'), ...savingsPctHit(base, mc, d.measure, 'measured_chars.'));
+        // The base path is built only when there is something to report (savingsHit/savingsPctHit return [] otherwise).
+        const m = d.measure;
+        if (!m) return;
+        const savings = finite(mc.savings);
+        const pct = finite(mc.savings_pct);
+        if ((savings === undefined || savings === m.savings) && (pct === undefined || pctAgrees(pct, m.rawPct))) return;
+        const base = sectionPath(i, 'measured_chars');
+        hits.push(...savingsHit(base, mc, m, 'measured_chars.'), ...savingsPctHit(base, mc, m, 'measured_chars.'));
       });
       return hits;
     },
@@ -169,9 +189,9 @@ export const planRules: readonly VerdictRule[] = [
     rule: "a section's safe_to_auto_apply = the whole-document formula on its standalone measurement",
     check(doc) {
       const hits: RuleHit[] = [];
-      eachSection(doc, (s, d, path) => {
+      eachSection(doc, (s, d, i) => {
         if (d.safety && typeof s.safe_to_auto_apply === 'boolean' && s.safe_to_auto_apply !== d.safety.safe) {
-          hits.push(mismatch([...path, 'safe_to_auto_apply'], s.safe_to_auto_apply, d.safety.safe, d.safety.because, 'safe_to_auto_apply'));
+          hits.push(mismatch(sectionPath(i, 'safe_to_auto_apply'), s.safe_to_auto_apply, d.safety.safe, d.safety.because, 'safe_to_auto_apply'));
         }
       });
       return hits;
@@ -234,15 +254,16 @@ export const planRules: readonly VerdictRule[] = [
     rule: "a section warning's range lies inside its section (whole-document coordinates)",
     check(doc) {
       const hits: RuleHit[] = [];
-      eachSection(doc, (s, _d, path) => {
+      eachSection(doc, (s, _d, i) => {
+        if (!Array.isArray(s.warnings) || s.warnings.length === 0) return;
         const sec = readRange(s.range);
-        if (!sec || !Array.isArray(s.warnings)) return;
+        if (!sec) return;
         s.warnings.forEach((w, j) => {
           if (!isObj(w)) return;
           const r = readRange(w.range);
           if (!r) return;
-          const where = `${heading(s, Number(path[path.length - 1]))}`;
-          const target = { path: [...path, 'warnings', j, 'range'] };
+          const where = `${heading(s, i)}`;
+          const target = { path: sectionPath(i, 'warnings', j, 'range') };
           if (r.charStart !== undefined && r.charEnd !== undefined && sec.charStart !== undefined && sec.charEnd !== undefined) {
             if (r.charStart < sec.charStart || r.charEnd > sec.charEnd || r.charStart > r.charEnd) {
               hits.push({ message: `warning chars [${r.charStart}, ${r.charEnd}) lie outside ${where} [${sec.charStart}, ${sec.charEnd})`, target });

@@ -33,6 +33,7 @@ import {
   isWholeFileAnchor,
   lifecycleOfEdit,
   lineAnchor,
+  lineNumber,
   shortlistItemPath,
   shortlistOf,
   str,
@@ -42,7 +43,59 @@ import { locateProjectRoot, resolveInsideRoot, unsafePathReason, type ReportLoca
 import { checkDedupeSpans, readTargetContent } from '../report/target';
 import { isSha256Hex, lineSpans } from '../report/text';
 
-type ReportRule = (report: Obj) => Finding[];
+/**
+ * A static rule, run in one shared pass over the report: `start` is called once per check and returns the
+ * rule's hooks for this report (with whatever state the rule keeps across entries). The runner calls
+ * `before`, then `entry` and `entryLate` for every entry that is an object (each with its own list, so a rule
+ * reports all its `entry` findings before all its `entryLate` ones), then `after`. A rule's findings are
+ * `before`, `entry`, `entryLate`, `after` in that order, exactly as if it had walked the report on its own.
+ */
+interface StaticRule {
+  name: string;
+  start(report: Obj): RuleRun;
+}
+
+interface RuleRun {
+  before?(out: Finding[]): void;
+  entry?(c: EntryContext, out: Finding[]): void;
+  entryLate?(c: EntryContext, out: Finding[]): void;
+  after?(out: Finding[]): void;
+}
+
+/** What the per-entry hooks see, computed once per entry (valid during the call only: the runner reuses it). */
+interface EntryContext {
+  readonly entry: Obj;
+  readonly i: number;
+  /** The entry's own exact_edit when it is an object with a known kind (else undefined). */
+  readonly edit: Obj | undefined;
+}
+
+/**
+ * The one EntryContext of a pass, moved from entry to entry. Reading exact_edit is done once per entry; if
+ * it throws (an odd value), `edit` throws the same error to each rule that reads it, so exactly those rules
+ * are dropped, as when each rule read exact_edit itself.
+ */
+class EntryCursor implements EntryContext {
+  entry: Obj = {};
+  i = 0;
+  private known: Obj | undefined;
+  private failure: { error: unknown } | undefined;
+  get edit(): Obj | undefined {
+    if (this.failure) throw this.failure.error;
+    return this.known;
+  }
+  moveTo(entry: Obj, i: number): void {
+    this.entry = entry;
+    this.i = i;
+    try {
+      this.known = knownExactEdit(entry);
+      this.failure = undefined;
+    } catch (error) {
+      this.known = undefined;
+      this.failure = { error };
+    }
+  }
+}
 
 const err = (code: string, message: string, path: JsonPath, fixes?: JsonFix[]): Finding => ({
   code,
@@ -58,22 +111,20 @@ const missing = (code: string, message: string, path: JsonPath, property: string
   target: { path, part: 'missing', property },
 });
 
-/** Every entry that is an object, with its index. */
-function eachEntry(report: Obj): [Obj, number][] {
-  const out: [Obj, number][] = [];
-  entriesOf(report).forEach((e, i) => {
-    if (isObj(e)) out.push([e, i]);
-  });
-  return out;
+/** The exact_edit of an entry when it is an object with a known kind. */
+function knownExactEdit(entry: Obj): Obj | undefined {
+  const ee = get(entry, 'exact_edit');
+  return isObj(ee) && isKind(ee.kind) ? ee : undefined;
 }
 
-/** Every entry's exact_edit that is an object with a known kind. */
+/** Every entry's exact_edit that is an object with a known kind (the live rules). */
 function eachExactEdit(report: Obj): [Obj, Obj, number][] {
   const out: [Obj, Obj, number][] = [];
-  for (const [entry, i] of eachEntry(report)) {
-    const ee = get(entry, 'exact_edit');
-    if (isObj(ee) && isKind(ee.kind)) out.push([entry, ee, i]);
-  }
+  entriesOf(report).forEach((entry, i) => {
+    if (!isObj(entry)) return;
+    const ee = knownExactEdit(entry);
+    if (ee) out.push([entry, ee, i]);
+  });
   return out;
 }
 
@@ -84,44 +135,48 @@ function comparablePath(p: string): string {
   return q;
 }
 
-const entryNotInShortlist: ReportRule = (report) => {
-  const members = new Set<string>();
-  const dirs: string[] = [];
-  for (const item of shortlistOf(report)) {
-    const p = shortlistItemPath(item);
-    if (p === undefined) continue;
-    const c = comparablePath(p);
-    members.add(c);
-    if (c.endsWith('/')) dirs.push(c);
-  }
-  const out: Finding[] = [];
-  for (const [entry, i] of eachEntry(report)) {
-    const p = str(entry.path);
-    if (p === undefined) continue;
-    const c = comparablePath(p);
-    if (members.has(c) || dirs.some((d) => c.startsWith(d))) continue;
-    const hint = members.has(c + '/') ? ` (the shortlist has the directory "${c}/")` : '';
-    out.push(err('report/entry-not-in-shortlist', `"${p}" is not in shortlist: the scanner must surface a file before the AI pass adds an entry${hint}`, ['entries', i, 'path']));
-  }
-  return out;
+const entryNotInShortlist: StaticRule = {
+  name: 'entry-not-in-shortlist',
+  start(report) {
+    const members = new Set<string>();
+    const dirs: string[] = [];
+    for (const item of shortlistOf(report)) {
+      const p = shortlistItemPath(item);
+      if (p === undefined) continue;
+      const c = comparablePath(p);
+      members.add(c);
+      if (c.endsWith('/')) dirs.push(c);
+    }
+    return {
+      entry({ entry, i }, out) {
+        const p = str(entry.path);
+        if (p === undefined) return;
+        const c = comparablePath(p);
+        if (members.has(c) || (dirs.length > 0 && dirs.some((d) => c.startsWith(d)))) return;
+        const hint = members.has(c + '/') ? ` (the shortlist has the directory "${c}/")` : '';
+        out.push(err('report/entry-not-in-shortlist', `"${p}" is not in shortlist: the scanner must surface a file before the AI pass adds an entry${hint}`, ['entries', i, 'path']));
+      },
+    };
+  },
 };
 
-const exactEditBiconditional: ReportRule = (report) => {
-  const out: Finding[] = [];
-  for (const [entry, i] of eachEntry(report)) {
-    const present = has(entry, 'exact_edit');
-    if (entry.op_type === 'deterministic' && !present) {
-      out.push(missing('report/exact-edit-biconditional', 'op_type is deterministic but exact_edit is missing', ['entries', i], 'exact_edit'));
-    } else if (entry.op_type === 'generative' && present) {
-      out.push({
-        code: 'report/exact-edit-biconditional',
-        severity: 'error',
-        message: 'op_type is generative: exact_edit must be omitted',
-        target: { path: ['entries', i, 'exact_edit'], part: 'key' },
-      });
-    }
-  }
-  return out;
+const exactEditBiconditional: StaticRule = {
+  name: 'exact-edit-biconditional',
+  start: () => ({
+    entry({ entry, i }, out) {
+      const present = has(entry, 'exact_edit');
+      if (entry.op_type === 'deterministic' && !present) {
+        out.push(missing('report/exact-edit-biconditional', 'op_type is deterministic but exact_edit is missing', ['entries', i], 'exact_edit'));
+      } else if (entry.op_type === 'generative' && present) {
+        out.push({
+          code: 'report/exact-edit-biconditional',
+          severity: 'error',
+          message: 'op_type is generative: exact_edit must be omitted',
+          target: { path: ['entries', i, 'exact_edit'], part: 'key' },
+        });
+      }
+    },
+  }),
 };
 
 /** The lifecycle argument of deriveSafetyTier for an entry: an object for lifecycle kinds, else undefined. */
@@ -131,170 +186,196 @@ function lifecycleArgument(entry: Obj) {
   return isKind(kind) && LIFECYCLE_KINDS.includes(kind) ? lifecycleOfEdit(ee) : undefined;
 }
 
-const safetyTier: ReportRule = (report) => {
-  const out: Finding[] = [];
-  for (const [entry, i] of eachEntry(report)) {
-    const recorded = entry.safety_tier;
-    if (recorded !== 'auto' && recorded !== 'confirm') continue;
-    const lifecycle = lifecycleArgument(entry);
-    const git = gitStateOf(entry.git);
-    const derived = deriveSafetyTier(entry.op_type, entry.is_destructive, entry.is_reversible, lifecycle, git);
-    if (derived === recorded) continue;
-    const why = explainSafetyTier(entry.op_type, entry.is_destructive, entry.is_reversible, lifecycle, git);
-    const fix: JsonFix = {
-      title: `Set safety_tier to ${derived} — ${why}`,
-      edits: [{ path: ['entries', i, 'safety_tier'], value: derived }],
-      // Lowering to confirm is always safe unattended; raising to auto deserves a human look.
-      fixAll: derived === 'confirm',
-    };
-    out.push(err('report/safety-tier', `safety_tier is "${recorded}" but derives to "${derived}": ${why}`, ['entries', i, 'safety_tier'], [fix]));
-  }
-  return out;
+const safetyTier: StaticRule = {
+  name: 'safety-tier',
+  start: () => ({
+    entry({ entry, i }, out) {
+      const recorded = entry.safety_tier;
+      if (recorded !== 'auto' && recorded !== 'confirm') return;
+      const lifecycle = lifecycleArgument(entry);
+      const git = gitStateOf(entry.git);
+      const derived = deriveSafetyTier(entry.op_type, entry.is_destructive, entry.is_reversible, lifecycle, git);
+      if (derived === recorded) return;
+      const why = explainSafetyTier(entry.op_type, entry.is_destructive, entry.is_reversible, lifecycle, git);
+      const fix: JsonFix = {
+        title: `Set safety_tier to ${derived} — ${why}`,
+        edits: [{ path: ['entries', i, 'safety_tier'], value: derived }],
+        // Lowering to confirm is always safe unattended; raising to auto deserves a human look.
+        fixAll: derived === 'confirm',
+      };
+      out.push(err('report/safety-tier', `safety_tier is "${recorded}" but derives to "${derived}": ${why}`, ['entries', i, 'safety_tier'], [fix]));
+    },
+  }),
 };
 
-const kindCharacterization: ReportRule = (report) => {
-  const out: Finding[] = [];
-  for (const [entry, ee, i] of eachExactEdit(report)) {
-    const kind = ee.kind as keyof typeof KIND_CHARACTERIZATION;
-    const fixed = KIND_CHARACTERIZATION[kind];
-    if (typeof entry.is_destructive === 'boolean' && entry.is_destructive !== fixed.isDestructive) {
-      out.push(err('report/kind-characterization', `${kind} is ${fixed.isDestructive ? 'destructive' : 'non-destructive'}: is_destructive must be ${fixed.isDestructive}`, ['entries', i, 'is_destructive']));
-    }
-    if (fixed.isReversible !== 'either' && typeof entry.is_reversible === 'boolean' && entry.is_reversible !== fixed.isReversible) {
-      out.push(err('report/kind-characterization', `${kind} is ${fixed.isReversible ? 'reversible' : 'irreversible'}: is_reversible must be ${fixed.isReversible}`, ['entries', i, 'is_reversible']));
-    }
-  }
-  return out;
-};
-
-const category: ReportRule = (report) => {
-  const out: Finding[] = [];
-  for (const [entry, i] of eachEntry(report)) {
-    const cat = entry.category;
-    const cls = get(cat, 'class');
-    const subtype = get(cat, 'subtype');
-    if ((cls !== 'stale' && cls !== 'bloat') || typeof subtype !== 'string') continue;
-    const allowed = SUBTYPES_BY_CLASS[cls];
-    if (allowed.includes(subtype)) continue;
-    const other = cls === 'stale' ? 'bloat' : 'stale';
-    const hint = SUBTYPES_BY_CLASS[other].includes(subtype) ? ` ("${subtype}" is a ${other} subtype)` : '';
-    out.push(err('report/category', `subtype "${subtype}" is not a ${cls} subtype; expected one of ${allowed.join(', ')}${hint}`, ['entries', i, 'category', 'subtype']));
-  }
-  return out;
-};
-
-const kindFields: ReportRule = (report) => {
-  const out: Finding[] = [];
-  const code = 'report/kind-fields';
-  for (const [, ee, i] of eachExactEdit(report)) {
-    const kind = ee.kind as keyof typeof KIND_REQUIRED_FIELDS;
-    const at: JsonPath = ['entries', i, 'exact_edit'];
-    for (const field of ['expected_sha256', ...KIND_REQUIRED_FIELDS[kind]]) {
-      if (!has(ee, field)) out.push(missing(code, `${kind} requires ${field}`, at, field));
-    }
-    const anchor = ee.anchor;
-    if (isObj(anchor)) {
-      if (LIFECYCLE_KINDS.includes(kind)) {
-        if (!has(anchor, 'whole_file')) out.push(missing(code, `${kind} requires a whole-file anchor { "whole_file": true }`, [...at, 'anchor'], 'whole_file'));
-        else if (!isWholeFileAnchor(anchor)) out.push(err(code, `${kind} requires a whole-file anchor: whole_file must be true`, [...at, 'anchor', 'whole_file']));
-      } else {
-        for (const f of ['start_line', 'end_line']) if (!has(anchor, f)) out.push(missing(code, `${kind} anchor requires ${f}`, [...at, 'anchor'], f));
+const kindCharacterization: StaticRule = {
+  name: 'kind-characterization',
+  start: () => ({
+    entry({ entry, edit: ee, i }, out) {
+      if (!ee) return;
+      const kind = ee.kind as keyof typeof KIND_CHARACTERIZATION;
+      const fixed = KIND_CHARACTERIZATION[kind];
+      if (typeof entry.is_destructive === 'boolean' && entry.is_destructive !== fixed.isDestructive) {
+        out.push(err('report/kind-characterization', `${kind} is ${fixed.isDestructive ? 'destructive' : 'non-destructive'}: is_destructive must be ${fixed.isDestructive}`, ['entries', i, 'is_destructive']));
       }
-    }
-    if (kind === 'dedupe' && isObj(ee.canonical_ref)) {
-      for (const f of ['path', 'start_line', 'end_line']) if (!has(ee.canonical_ref, f)) out.push(missing(code, `canonical_ref requires ${f}`, [...at, 'canonical_ref'], f));
-    }
-    if (LIFECYCLE_KINDS.includes(kind) && isObj(ee.lifecycle)) {
-      for (const f of ['rule_ref', 'lifetime']) if (!has(ee.lifecycle, f)) out.push(missing(code, `lifecycle requires ${f}`, [...at, 'lifecycle'], f));
-    }
-    if (kind === 'replace-text' && ee.match === '') out.push(err(code, 'match is empty: replace-text needs the text to replace', [...at, 'match']));
-    if (kind === 'insert-frontmatter' && ee.key === '') out.push(err(code, 'key is empty: insert-frontmatter needs a frontmatter key', [...at, 'key']));
-  }
-  return out;
+      if (fixed.isReversible !== 'either' && typeof entry.is_reversible === 'boolean' && entry.is_reversible !== fixed.isReversible) {
+        out.push(err('report/kind-characterization', `${kind} is ${fixed.isReversible ? 'reversible' : 'irreversible'}: is_reversible must be ${fixed.isReversible}`, ['entries', i, 'is_reversible']));
+      }
+    },
+  }),
 };
 
-/** Every lifecycle object in the report, with its path. */
-function eachLifecycle(report: Obj): [Obj, JsonPath][] {
-  const out: [Obj, JsonPath][] = [];
+const category: StaticRule = {
+  name: 'category',
+  start: () => ({
+    entry({ entry, i }, out) {
+      const cat = entry.category;
+      const cls = get(cat, 'class');
+      const subtype = get(cat, 'subtype');
+      if ((cls !== 'stale' && cls !== 'bloat') || typeof subtype !== 'string') return;
+      const allowed = SUBTYPES_BY_CLASS[cls];
+      if (allowed.includes(subtype)) return;
+      const other = cls === 'stale' ? 'bloat' : 'stale';
+      const hint = SUBTYPES_BY_CLASS[other].includes(subtype) ? ` ("${subtype}" is a ${other} subtype)` : '';
+      out.push(err('report/category', `subtype "${subtype}" is not a ${cls} subtype; expected one of ${allowed.join(', ')}${hint}`, ['entries', i, 'category', 'subtype']));
+    },
+  }),
+};
+
+const kindFields: StaticRule = {
+  name: 'kind-fields',
+  start: () => ({
+    entry({ edit: ee, i }, out) {
+      if (!ee) return;
+      const code = 'report/kind-fields';
+      const kind = ee.kind as keyof typeof KIND_REQUIRED_FIELDS;
+      const at = (): JsonPath => ['entries', i, 'exact_edit']; // built only for a finding
+      if (!has(ee, 'expected_sha256')) out.push(missing(code, `${kind} requires expected_sha256`, at(), 'expected_sha256'));
+      for (const field of KIND_REQUIRED_FIELDS[kind]) {
+        if (!has(ee, field)) out.push(missing(code, `${kind} requires ${field}`, at(), field));
+      }
+      const anchor = ee.anchor;
+      if (isObj(anchor)) {
+        if (LIFECYCLE_KINDS.includes(kind)) {
+          if (!has(anchor, 'whole_file')) out.push(missing(code, `${kind} requires a whole-file anchor { "whole_file": true }`, [...at(), 'anchor'], 'whole_file'));
+          else if (!isWholeFileAnchor(anchor)) out.push(err(code, `${kind} requires a whole-file anchor: whole_file must be true`, [...at(), 'anchor', 'whole_file']));
+        } else {
+          for (const f of LINE_ANCHOR_FIELDS) if (!has(anchor, f)) out.push(missing(code, `${kind} anchor requires ${f}`, [...at(), 'anchor'], f));
+        }
+      }
+      if (kind === 'dedupe' && isObj(ee.canonical_ref)) {
+        for (const f of CANONICAL_REF_FIELDS) if (!has(ee.canonical_ref, f)) out.push(missing(code, `canonical_ref requires ${f}`, [...at(), 'canonical_ref'], f));
+      }
+      if (LIFECYCLE_KINDS.includes(kind) && isObj(ee.lifecycle)) {
+        for (const f of LIFECYCLE_FIELDS) if (!has(ee.lifecycle, f)) out.push(missing(code, `lifecycle requires ${f}`, [...at(), 'lifecycle'], f));
+      }
+      if (kind === 'replace-text' && ee.match === '') out.push(err(code, 'match is empty: replace-text needs the text to replace', [...at(), 'match']));
+      if (kind === 'insert-frontmatter' && ee.key === '') out.push(err(code, 'key is empty: insert-frontmatter needs a frontmatter key', [...at(), 'key']));
+    },
+  }),
+};
+const LINE_ANCHOR_FIELDS = ['start_line', 'end_line'] as const;
+const CANONICAL_REF_FIELDS = ['path', 'start_line', 'end_line'] as const;
+const LIFECYCLE_FIELDS = ['rule_ref', 'lifetime'] as const;
+
+type LifecycleCheck = (out: Finding[], l: Obj, at: JsonPath) => void;
+
+/** Checks the lifecycle objects of the shortlist items. */
+function shortlistLifecycles(report: Obj, out: Finding[], check: LifecycleCheck): void {
   shortlistOf(report).forEach((item, k) => {
     const l = get(item, 'lifecycle');
-    if (isObj(l)) out.push([l, ['shortlist', k, 'lifecycle']]);
+    if (isObj(l)) check(out, l, ['shortlist', k, 'lifecycle']);
   });
-  for (const [entry, i] of eachEntry(report)) {
-    if (isObj(entry.lifecycle)) out.push([entry.lifecycle, ['entries', i, 'lifecycle']]);
-    const l = get(entry.exact_edit, 'lifecycle');
-    if (isObj(l)) out.push([l, ['entries', i, 'exact_edit', 'lifecycle']]);
-  }
-  return out;
+}
+
+/** Checks the lifecycle objects of an entry (its own, then its exact_edit's). */
+function entryLifecycles(entry: Obj, i: number, out: Finding[], check: LifecycleCheck): void {
+  if (isObj(entry.lifecycle)) check(out, entry.lifecycle, ['entries', i, 'lifecycle']);
+  const l = get(entry.exact_edit, 'lifecycle');
+  if (isObj(l)) check(out, l, ['entries', i, 'exact_edit', 'lifecycle']);
 }
 
 const present = (o: Obj, k: string) => has(o, k) && o[k] !== null && o[k] !== undefined;
 
-const lifecycleServed: ReportRule = (report) => {
-  const out: Finding[] = [];
+/** lifecycle-served on one lifecycle object. */
+const checkServed: LifecycleCheck = (out, l, at) => {
   const code = 'report/lifecycle-served';
-  for (const [l, at] of eachLifecycle(report)) {
-    const hasPath = present(l, 'served_when_path');
-    const hasJudged = present(l, 'served_when');
-    if (hasPath && hasJudged) {
-      out.push(err(code, 'lifecycle has both served_when_path and served_when: keep exactly one', [...at, 'served_when']));
-    } else if (l.lifetime === 'delete-once-served' && !hasPath && !hasJudged) {
-      out.push(missing(code, 'delete-once-served needs exactly one of served_when_path (scanner-proven) or served_when (classifier-judged)', at, 'served_when_path'));
-    } else if (l.lifetime === 'temporary' && (hasPath || hasJudged)) {
-      const f = hasPath ? 'served_when_path' : 'served_when';
-      out.push(err(code, `a temporary lifecycle is keyed on age: ${f} must be omitted`, [...at, f]));
-    }
+  const hasPath = present(l, 'served_when_path');
+  const hasJudged = present(l, 'served_when');
+  if (hasPath && hasJudged) {
+    out.push(err(code, 'lifecycle has both served_when_path and served_when: keep exactly one', [...at, 'served_when']));
+  } else if (l.lifetime === 'delete-once-served' && !hasPath && !hasJudged) {
+    out.push(missing(code, 'delete-once-served needs exactly one of served_when_path (scanner-proven) or served_when (classifier-judged)', at, 'served_when_path'));
+  } else if (l.lifetime === 'temporary' && (hasPath || hasJudged)) {
+    const f = hasPath ? 'served_when_path' : 'served_when';
+    out.push(err(code, `a temporary lifecycle is keyed on age: ${f} must be omitted`, [...at, f]));
   }
-  return out;
 };
 
-const extractionTarget: ReportRule = (report) => {
-  const out: Finding[] = [];
-  const code = 'report/extraction-target';
-  for (const [, ee, i] of eachExactEdit(report)) {
-    if (ee.kind !== 'extract-then-delete') continue;
-    const at: JsonPath = ['entries', i, 'exact_edit'];
-    if (!present(ee, 'extraction_target')) {
-      out.push(missing(code, 'extract-then-delete requires extraction_target (repo-durable or cross-repo)', at, 'extraction_target'));
-    } else if (ee.extraction_target === 'repo-durable' && (!present(ee, 'target_ref') || ee.target_ref === '')) {
-      out.push(missing(code, 'a repo-durable extraction requires target_ref: the document that receives the content', at, 'target_ref'));
-    }
-  }
-  return out;
+const lifecycleServed: StaticRule = {
+  name: 'lifecycle-served',
+  start: (report) => ({
+    before: (out) => shortlistLifecycles(report, out, checkServed),
+    entry: ({ entry, i }, out) => entryLifecycles(entry, i, out, checkServed),
+  }),
 };
 
-const promotionCandidate: ReportRule = (report) => {
-  const code = 'report/promotion-candidate';
-  if (!has(report, 'promotion_candidates')) {
-    return [
-      {
-        code,
-        severity: 'warning',
-        message: 'promotion_candidates is missing: the spec requires it on every report, empty when no candidate applies',
-        target: { path: [], part: 'missing', property: 'promotion_candidates' },
-        fixes: [{ title: 'Add promotion_candidates: [] — required on every report, possibly empty', edits: [{ path: ['promotion_candidates'], value: [] }], fixAll: false }],
+const extractionTarget: StaticRule = {
+  name: 'extraction-target',
+  start: () => ({
+    entry({ edit: ee, i }, out) {
+      if (!ee || ee.kind !== 'extract-then-delete') return;
+      const code = 'report/extraction-target';
+      const at: JsonPath = ['entries', i, 'exact_edit'];
+      if (!present(ee, 'extraction_target')) {
+        out.push(missing(code, 'extract-then-delete requires extraction_target (repo-durable or cross-repo)', at, 'extraction_target'));
+      } else if (ee.extraction_target === 'repo-durable' && (!present(ee, 'target_ref') || ee.target_ref === '')) {
+        out.push(missing(code, 'a repo-durable extraction requires target_ref: the document that receives the content', at, 'target_ref'));
+      }
+    },
+  }),
+};
+
+const promotionCandidate: StaticRule = {
+  name: 'promotion-candidate',
+  start(report) {
+    const code = 'report/promotion-candidate';
+    if (!has(report, 'promotion_candidates')) {
+      return {
+        before(out) {
+          out.push({
+            code,
+            severity: 'warning',
+            message: 'promotion_candidates is missing: the spec requires it on every report, empty when no candidate applies',
+            target: { path: [], part: 'missing', property: 'promotion_candidates' },
+            fixes: [{ title: 'Add promotion_candidates: [] — required on every report, possibly empty', edits: [{ path: ['promotion_candidates'], value: [] }], fixAll: false }],
+          });
+        },
+      };
+    }
+    const candidates = report.promotion_candidates;
+    // Nothing to compare (no candidates): the entries need not be read at all.
+    if (!Array.isArray(candidates) || candidates.length === 0) return {};
+    const judged = new Set<string>();
+    return {
+      entry({ entry }) {
+        const p = str(entry.path);
+        if (p !== undefined && hasClassifierJudgedServedWhen(entry)) judged.add(comparablePath(p));
       },
-    ];
-  }
-  const candidates = report.promotion_candidates;
-  if (!Array.isArray(candidates)) return [];
-  const judged = new Set<string>();
-  for (const [entry] of eachEntry(report)) {
-    const p = str(entry.path);
-    if (p !== undefined && hasClassifierJudgedServedWhen(entry)) judged.add(comparablePath(p));
-  }
-  const out: Finding[] = [];
-  candidates.forEach((c, k) => {
-    const p = str(get(c, 'path'));
-    if (p === undefined || judged.has(comparablePath(p))) return;
-    out.push({
-      code,
-      severity: 'warning',
-      message: `"${p}" is not an entry with a classifier-judged served_when; promotion candidates apply only to those`,
-      target: { path: ['promotion_candidates', k, 'path'] },
-    });
-  });
-  return out;
+      after(out) {
+        candidates.forEach((c, k) => {
+          const p = str(get(c, 'path'));
+          if (p === undefined || judged.has(comparablePath(p))) return;
+          out.push({
+            code,
+            severity: 'warning',
+            message: `"${p}" is not an entry with a classifier-judged served_when; promotion candidates apply only to those`,
+            target: { path: ['promotion_candidates', k, 'path'] },
+          });
+        });
+      },
+    };
+  },
 };
 
 const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|\+00:00)$/;
@@ -309,57 +390,81 @@ export function isIsoUtcTimestamp(s: string): boolean {
   return d <= daysInMonth;
 }
 
-const generatedAt: ReportRule = (report) => {
-  const g = report.generated_at;
-  if (typeof g !== 'string' || isIsoUtcTimestamp(g)) return [];
-  return [err('report/generated-at', `generated_at "${g}" is not an ISO-8601 UTC timestamp (e.g. 2026-11-29T10:00:00Z)`, ['generated_at'])];
+const generatedAt: StaticRule = {
+  name: 'generated-at',
+  start: (report) => ({
+    before(out) {
+      const g = report.generated_at;
+      if (typeof g !== 'string' || isIsoUtcTimestamp(g)) return;
+      out.push(err('report/generated-at', `generated_at "${g}" is not an ISO-8601 UTC timestamp (e.g. 2026-11-29T10:00:00Z)`, ['generated_at']));
+    },
+  }),
 };
 
-const unsafePath: ReportRule = (report) => {
-  const out: Finding[] = [];
-  const check = (value: unknown, at: JsonPath, allowDotDot = false) => {
-    const why = unsafePathReason(value, { allowDotDot });
-    if (why) out.push(err('report/unsafe-path', `${JSON.stringify(value)} ${why}; report paths are project-root-relative and never leave it`, at));
-  };
-  check(get(report.scan, 'project_root'), ['scan', 'project_root'], true);
-  shortlistOf(report).forEach((item, k) => {
-    if (typeof item === 'string') check(item, ['shortlist', k]);
-    else check(get(item, 'path'), ['shortlist', k, 'path']);
-  });
-  for (const [l, at] of eachLifecycle(report)) check(l.served_when_path, [...at, 'served_when_path']);
-  for (const [entry, i] of eachEntry(report)) {
-    check(entry.path, ['entries', i, 'path']);
-    const ee = entry.exact_edit;
-    if (!isObj(ee)) continue;
-    check(ee.dest_path, ['entries', i, 'exact_edit', 'dest_path']);
-    check(get(ee.canonical_ref, 'path'), ['entries', i, 'exact_edit', 'canonical_ref', 'path']);
-    if (ee.extraction_target !== 'cross-repo') check(ee.target_ref, ['entries', i, 'exact_edit', 'target_ref']);
-  }
-  const candidates = report.promotion_candidates;
-  if (Array.isArray(candidates)) candidates.forEach((c, k) => check(get(c, 'path'), ['promotion_candidates', k, 'path']));
-  return out;
+/** The unsafe-path finding for `value` when it is an unsafe path; `at` is only called then (no garbage per safe path). */
+function checkPath(out: Finding[], value: unknown, at: (a?: string | number, b?: string) => JsonPath, a?: string | number, b?: string, allowDotDot = false): void {
+  const why = unsafePathReason(value, allowDotDot ? ALLOW_DOT_DOT : NO_DOT_DOT);
+  if (why) out.push(err('report/unsafe-path', `${JSON.stringify(value)} ${why}; report paths are project-root-relative and never leave it`, at(a, b)));
+}
+const ALLOW_DOT_DOT = { allowDotDot: true } as const;
+const NO_DOT_DOT = { allowDotDot: false } as const;
+const fixedPath = (...segments: (string | number)[]) => (): JsonPath => segments;
+const shortlistPath = (k?: string | number, field?: string): JsonPath => (field === undefined ? ['shortlist', k!] : ['shortlist', k!, field]);
+const entryPath = (i?: string | number): JsonPath => ['entries', i!, 'path'];
+const editPath = (i?: string | number, field?: string): JsonPath => (field === 'canonical_ref' ? ['entries', i!, 'exact_edit', 'canonical_ref', 'path'] : ['entries', i!, 'exact_edit', field!]);
+const checkServedWhenPath: LifecycleCheck = (out, l, at) => checkPath(out, l.served_when_path, () => [...at, 'served_when_path']);
+
+const unsafePath: StaticRule = {
+  name: 'unsafe-path',
+  start: (report) => ({
+    before(out) {
+      checkPath(out, get(report.scan, 'project_root'), fixedPath('scan', 'project_root'), undefined, undefined, true);
+      shortlistOf(report).forEach((item, k) => {
+        if (typeof item === 'string') checkPath(out, item, shortlistPath, k);
+        else checkPath(out, get(item, 'path'), shortlistPath, k, 'path');
+      });
+      shortlistLifecycles(report, out, checkServedWhenPath);
+    },
+    // All the lifecycles' served_when_path first, then the entries' own paths (the order of the findings).
+    entry: ({ entry, i }, out) => entryLifecycles(entry, i, out, checkServedWhenPath),
+    entryLate({ entry, i }, out) {
+      checkPath(out, entry.path, entryPath, i);
+      const ee = entry.exact_edit;
+      if (!isObj(ee)) return;
+      checkPath(out, ee.dest_path, editPath, i, 'dest_path');
+      checkPath(out, get(ee.canonical_ref, 'path'), editPath, i, 'canonical_ref');
+      if (ee.extraction_target !== 'cross-repo') checkPath(out, ee.target_ref, editPath, i, 'target_ref');
+    },
+    after(out) {
+      const candidates = report.promotion_candidates;
+      if (Array.isArray(candidates)) candidates.forEach((c, k) => checkPath(out, get(c, 'path'), (n) => ['promotion_candidates', n!, 'path'], k));
+    },
+  }),
 };
 
 /** Static half of anchor-out-of-range: start_line < 1 or start_line > end_line. */
-const anchorOrder: ReportRule = (report) => {
-  const out: Finding[] = [];
-  for (const [, ee, i] of eachExactEdit(report)) {
-    const refs: [unknown, JsonPath][] = [
-      [ee.anchor, ['entries', i, 'exact_edit', 'anchor']],
-      [ee.canonical_ref, ['entries', i, 'exact_edit', 'canonical_ref']],
-    ];
-    for (const [ref, at] of refs) {
-      const a = lineAnchor(ref);
-      if (!a) continue;
-      if (a.start < 1) out.push(err('report/anchor-out-of-range', `start_line ${a.start} is before line 1 (lines are 1-based)`, [...at, 'start_line']));
-      else if (a.start > a.end) out.push(err('report/anchor-out-of-range', `start_line ${a.start} is after end_line ${a.end}`, [...at, 'start_line']));
-    }
-  }
-  return out;
+const anchorOrder: StaticRule = {
+  name: 'anchor-order',
+  start: () => ({
+    entry({ edit: ee, i }, out) {
+      if (!ee) return;
+      checkAnchorOrder(out, ee.anchor, i, 'anchor');
+      checkAnchorOrder(out, ee.canonical_ref, i, 'canonical_ref');
+    },
+  }),
 };
 
-/** The static rules, in a fixed order. Exported for the apply planner (an entry with an error is never applied). */
-export const STATIC_REPORT_RULES: readonly ReportRule[] = [
+/** anchor-order on one `{start_line, end_line}` (as lineAnchor reads it, without building it). */
+function checkAnchorOrder(out: Finding[], ref: unknown, i: number, field: string): void {
+  const start = lineNumber(get(ref, 'start_line'));
+  const end = lineNumber(get(ref, 'end_line'));
+  if (start === undefined || end === undefined) return;
+  if (start < 1) out.push(err('report/anchor-out-of-range', `start_line ${start} is before line 1 (lines are 1-based)`, ['entries', i, 'exact_edit', field, 'start_line']));
+  else if (start > end) out.push(err('report/anchor-out-of-range', `start_line ${start} is after end_line ${end}`, ['entries', i, 'exact_edit', field, 'start_line']));
+}
+
+/** The static rules, in a fixed order (the order of their findings). */
+export const STATIC_REPORT_RULES: readonly StaticRule[] = [
   entryNotInShortlist,
   exactEditBiconditional,
   safetyTier,
@@ -374,16 +479,88 @@ export const STATIC_REPORT_RULES: readonly ReportRule[] = [
   anchorOrder,
 ];
 
-/** Runs every static rule; a rule that throws on some odd value is skipped rather than failing the check. */
+/** One rule's run: its hooks and its findings, one list per phase; `failed` once any hook threw. */
+interface Running {
+  run: RuleRun;
+  before: Finding[];
+  entry: Finding[];
+  entryLate: Finding[];
+  after: Finding[];
+  failed: boolean;
+}
+
+/**
+ * Runs every static rule in one pass over the entries (each entry's context is computed once and handed to
+ * every rule). A rule that throws on some odd value is skipped — all of its findings dropped — rather than
+ * failing the check, as if it had run alone.
+ */
 export function staticReportFindings(report: unknown): Finding[] {
   if (!isObj(report)) return [];
-  const out: Finding[] = [];
+  const runs: Running[] = [];
   for (const rule of STATIC_REPORT_RULES) {
+    const r: Running = { run: {}, before: [], entry: [], entryLate: [], after: [], failed: false };
     try {
-      out.push(...rule(report));
+      r.run = rule.start(report);
+      r.run.before?.(r.before);
     } catch {
-      // never throw on untrusted input
+      r.failed = true;
     }
+    runs.push(r);
+  }
+  // Every per-entry hook with the list it writes to, in rule order (each rule's entry and entryLate findings
+  // go to separate lists, so calling one rule's entryLate before the next rule's entry changes no order).
+  type Hook = { r: Running; fn: (c: EntryContext, out: Finding[]) => void; out: Finding[] };
+  let hooks: Hook[] = [];
+  for (const r of runs) {
+    if (r.failed) continue;
+    if (r.run.entry) hooks.push({ r, fn: r.run.entry, out: r.entry });
+    if (r.run.entryLate) hooks.push({ r, fn: r.run.entryLate, out: r.entryLate });
+  }
+  // Reading the entries themselves failing (an odd value) fails every rule that walks them, as it would alone.
+  const failAll = () => {
+    for (const hook of hooks) hook.r.failed = true;
+    hooks = [];
+  };
+  let entries: unknown[] = [];
+  try {
+    entries = entriesOf(report);
+  } catch {
+    failAll();
+  }
+  // One context, moved from entry to entry (hooks read it and never keep it): no garbage per entry.
+  const c = new EntryCursor();
+  for (let i = 0; i < entries.length && hooks.length > 0; i++) {
+    let entry: unknown;
+    try {
+      entry = entries[i]; // a hole reads undefined: skipped, as forEach skips it
+    } catch {
+      failAll();
+      break;
+    }
+    if (!isObj(entry)) continue;
+    c.moveTo(entry, i);
+    for (let h = 0; h < hooks.length; h++) {
+      const hook = hooks[h]!;
+      try {
+        hook.fn(c, hook.out);
+      } catch {
+        // The rule is out: drop its hooks, and go on with the hook that followed this one.
+        hook.r.failed = true;
+        const done = hooks.slice(0, h).filter((x) => !x.r.failed).length;
+        hooks = hooks.filter((x) => !x.r.failed);
+        h = done - 1;
+      }
+    }
+  }
+  const out: Finding[] = [];
+  for (const r of runs) {
+    if (r.failed) continue;
+    try {
+      r.run.after?.(r.after);
+    } catch {
+      continue;
+    }
+    for (const list of [r.before, r.entry, r.entryLate, r.after]) for (const f of list) out.push(f);
   }
   return out;
 }

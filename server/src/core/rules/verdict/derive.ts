@@ -73,13 +73,18 @@ export function measureOf(mc: unknown): Measure | undefined {
 }
 
 /** The warnings as decision inputs, or undefined when the array cannot be read (not an array, an item without a string code). */
-export function warningInputs(ws: unknown): WarningLike[] | undefined {
+export function warningInputs(ws: unknown): readonly WarningLike[] | undefined {
   if (!Array.isArray(ws)) return undefined;
-  const out: WarningLike[] = [];
+  // Usually every warning already reads as a decision input ({code, severity} strings): then the array
+  // itself is the input (the policy only reads code and severity), and nothing is copied.
+  let asIs = true;
   for (const w of ws) {
     if (!isObj(w) || typeof w.code !== 'string') return undefined;
-    out.push(typeof w.severity === 'string' ? { code: w.code, severity: w.severity } : { code: w.code });
+    if (w.severity !== undefined && typeof w.severity !== 'string') asIs = false;
   }
+  if (asIs) return ws as readonly WarningLike[];
+  const out: WarningLike[] = [];
+  for (const w of ws as Obj[]) out.push(typeof w.severity === 'string' ? { code: w.code as string, severity: w.severity } : { code: w.code as string });
   return out;
 }
 
@@ -113,7 +118,7 @@ export interface DerivedPlan {
 
 export interface DerivedVerdict {
   measure?: Measure;
-  warnings?: WarningLike[];
+  warnings?: readonly WarningLike[];
   /** Step 1 of §6 applies: mode budget and a budget_refused warning. */
   refused?: boolean;
   decision?: Decision;

@@ -7,7 +7,7 @@ import { decode } from '@toon-format/toon';
 import { rawSavingsPct, WARNING_SEVERITY } from '../../policy';
 import type { JsonPath } from '../../types';
 import { count, finite, isObj, pctAgrees, type Measure } from './derive';
-import { mismatch, show, type RuleHit, type VerdictRule } from './table';
+import { mismatch, show, type RuleHit, type VerdictDoc, type VerdictRule } from './table';
 
 /** Why savings_pct has its value, for messages and fix titles. */
 export function pctBecause(m: Measure, savingsName = 'savings'): string {
@@ -35,9 +35,22 @@ export function savingsPctHit(base: JsonPath, mc: unknown, m: Measure | undefine
   return [mismatch([...base, 'savings_pct'], mc.savings_pct, m.pct, pctBecause(m), `${prefix}savings_pct`)];
 }
 
-function hasCode(ws: unknown, code: string): boolean {
-  return Array.isArray(ws) && ws.some((w) => isObj(w) && w.code === code);
+/**
+ * Whether the document's top-level warnings have one with `code`. The codes are collected once per
+ * VerdictDoc (a fresh object per check; a profile response can carry tens of thousands of warnings and
+ * several rules ask), which answers exactly what `ws.some((w) => isObj(w) && w.code === code)` would.
+ */
+function hasCode(doc: VerdictDoc, code: string): boolean {
+  let codes = topLevelCodes.get(doc);
+  if (!codes) {
+    codes = new Set();
+    const ws = doc.value.warnings;
+    if (Array.isArray(ws)) for (const w of ws) if (isObj(w) && typeof w.code === 'string') codes.add(w.code);
+    topLevelCodes.set(doc, codes);
+  }
+  return codes.has(code);
 }
+const topLevelCodes = new WeakMap<VerdictDoc, Set<string>>();
 
 function firstLine(s: string): string {
   const l = s.split('\n')[0] ?? s;
@@ -194,13 +207,14 @@ export const documentRules: readonly VerdictRule[] = [
     code: 'verdict/lossless-flag',
     severity: 'error',
     rule: 'mode lossless ⇒ flags.lossless; a lossy_applied warning ⇒ not flags.lossless',
-    check({ value }) {
+    check(doc) {
+      const { value } = doc;
       const flags = value.flags;
       if (!isObj(flags) || typeof flags.lossless !== 'boolean') return [];
       if (value.mode === 'lossless' && !flags.lossless) {
         return [{ message: 'flags.lossless is false in mode lossless; should be true', target: { path: ['flags', 'lossless'] } }];
       }
-      if (flags.lossless && hasCode(value.warnings, 'lossy_applied')) {
+      if (flags.lossless && hasCode(doc, 'lossy_applied')) {
         return [{ message: 'flags.lossless is true with a lossy_applied warning; should be false', target: { path: ['flags', 'lossless'] } }];
       }
       return [];
@@ -210,17 +224,18 @@ export const documentRules: readonly VerdictRule[] = [
     code: 'verdict/target-reached',
     severity: 'error',
     rule: 'target_not_reached ⇒ target_reached false; target_reached false ⇒ target_not_reached or budget_refused',
-    check({ value }) {
+    check(doc) {
+      const { value } = doc;
       const flags = value.flags;
       if (!isObj(flags)) return [];
       const tr = flags.target_reached;
-      if (hasCode(value.warnings, 'target_not_reached') && tr !== false) {
+      if (hasCode(doc, 'target_not_reached') && tr !== false) {
         if (!('target_reached' in flags)) {
           return [{ message: 'flags.target_reached is missing; should be false (a target_not_reached warning is present)', target: { path: ['flags'], part: 'missing', property: 'target_reached' } }];
         }
         return [{ message: `flags.target_reached is ${show(tr)}; should be false (a target_not_reached warning is present)`, target: { path: ['flags', 'target_reached'] } }];
       }
-      if (tr === false && !hasCode(value.warnings, 'target_not_reached') && !hasCode(value.warnings, 'budget_refused')) {
+      if (tr === false && !hasCode(doc, 'target_not_reached') && !hasCode(doc, 'budget_refused')) {
         return [{ message: 'flags.target_reached is false without a target_not_reached or budget_refused warning', target: { path: ['flags', 'target_reached'] } }];
       }
       return [];
@@ -232,20 +247,24 @@ export const documentRules: readonly VerdictRule[] = [
     rule: 'a warning code outside the v1 registry (tolerated; its recorded severity decides)',
     check({ value }) {
       const hits: RuleHit[] = [];
-      const scan = (ws: unknown, base: JsonPath) => {
+      // `base` is built only for a finding (a plan has thousands of sections, almost all without one).
+      const scan = (ws: unknown, base: () => JsonPath) => {
         if (!Array.isArray(ws)) return;
-        ws.forEach((w, i) => {
+        for (let i = 0; i < ws.length; i++) {
+          const w: unknown = ws[i]; // a hole reads undefined: not an object, skipped
           if (isObj(w) && typeof w.code === 'string' && !Object.prototype.hasOwnProperty.call(WARNING_SEVERITY, w.code)) {
-            hits.push({ message: `warning code ${show(w.code)} is not in the v1 registry; its severity ${show(w.severity)} is used`, target: { path: [...base, i, 'code'] } });
+            hits.push({ message: `warning code ${show(w.code)} is not in the v1 registry; its severity ${show(w.severity)} is used`, target: { path: [...base(), i, 'code'] } });
           }
-        });
+        }
       };
-      scan(value.warnings, ['warnings']);
+      scan(value.warnings, () => ['warnings']);
       const plan = value.context_plan;
       if (isObj(plan) && Array.isArray(plan.sections)) {
-        plan.sections.forEach((s, i) => {
-          if (isObj(s)) scan(s.warnings, ['context_plan', 'sections', i, 'warnings']);
-        });
+        const sections = plan.sections;
+        for (let i = 0; i < sections.length; i++) {
+          const s: unknown = sections[i];
+          if (isObj(s) && Array.isArray(s.warnings) && s.warnings.length > 0) scan(s.warnings, () => ['context_plan', 'sections', i, 'warnings']);
+        }
       }
       return hits;
     },
