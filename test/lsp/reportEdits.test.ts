@@ -74,6 +74,25 @@ describe('docs-hygiene report over LSP', () => {
     }
   });
 
+  test('from the command palette, the entry under the cursor is applied', async () => {
+    const dir = sampleWorkspace();
+    const h = await LspHarness.start({ workspaceDir: dir });
+    try {
+      const text = readFileSync(join(dir, 'hygiene.report.json'), 'utf8');
+      const uri = h.open('hygiene.report.json', text, 'json');
+      const at = text.indexOf('"dest_path": "docs/archive/plan.md"');
+      const line = text.slice(0, at).split('\n').length - 1;
+      const outside = (await h.executeCommand('toonlens.applyEdit', [{ uri, position: { line: 0, character: 0 } }])) as { applied: boolean; message: string };
+      assert.equal(outside.applied, false);
+      assert.match(outside.message, /cursor inside a report entry/);
+      const outcome = (await h.executeCommand('toonlens.applyEdit', [{ uri, position: { line, character: 8 } }])) as { applied: boolean; message: string };
+      assert.equal(outcome.applied, true, outcome.message);
+      assert.match(JSON.stringify(h.appliedEdits.at(-1)!.edit), /archive/);
+    } finally {
+      await h.shutdown();
+    }
+  });
+
   test('in restricted mode the lenses say why and nothing is applied', async () => {
     const dir = sampleWorkspace();
     const h = await LspHarness.start({ workspaceDir: dir, initializationOptions: { trusted: false } });

@@ -19,6 +19,7 @@ import {
   type WorkspaceEdit,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import { getLocation } from 'jsonc-parser';
 import { JsonLocator } from '../core/json/locate';
 import { planApplyAllAuto, planExactEdit, reportLenses, type ApplyEditArgs, type FileChange } from '../core/report';
 import type { FeatureContext, FeatureModule } from './feature';
@@ -105,6 +106,21 @@ function reportContext(ctx: FeatureContext, reportFsPath: string) {
   return workspace ? { report, workspace } : undefined;
 }
 
+/**
+ * From the command palette the client sends the active editor and cursor: the entry whose object holds
+ * the cursor is the one to apply (lenses pass `{ reportFsPath, entryIndex }` themselves).
+ */
+function entryAtCursor(ctx: FeatureContext, arg: unknown): ApplyEditArgs | undefined {
+  const a = arg as { uri?: unknown; position?: { line: number; character: number } } | undefined;
+  if (!a || typeof a.uri !== 'string' || !a.position) return undefined;
+  const doc = ctx.documents.get(a.uri);
+  const reportFsPath = ctx.fsPathOf(a.uri);
+  if (!doc || !reportFsPath) return undefined;
+  const path = getLocation(doc.getText(), doc.offsetAt(a.position)).path;
+  if (path[0] !== 'entries' || typeof path[1] !== 'number') return undefined;
+  return { reportFsPath, entryIndex: path[1], tier: 'confirm' };
+}
+
 export function reportCommands(ctx: FeatureContext) {
   async function applyChanges(changes: readonly FileChange[], label: string): Promise<ApplyOutcome> {
     const edit = toWorkspaceEdit(ctx, changes);
@@ -115,8 +131,8 @@ export function reportCommands(ctx: FeatureContext) {
 
   return {
     async [COMMANDS.applyEdit](args: unknown[]): Promise<ApplyOutcome> {
-      const a = args[0] as ApplyEditArgs | undefined;
-      if (!a || typeof a.reportFsPath !== 'string' || typeof a.entryIndex !== 'number') return { applied: false, message: 'no report entry given' };
+      const a = (entryAtCursor(ctx, args[0]) ?? args[0]) as ApplyEditArgs | undefined;
+      if (!a || typeof a.reportFsPath !== 'string' || typeof a.entryIndex !== 'number') return { applied: false, message: 'put the cursor inside a report entry, or use its lens' };
       if (!ctx.isTrusted()) return { applied: false, message: 'Not applied in restricted mode: trust the workspace to apply report edits.' };
       const rc = reportContext(ctx, a.reportFsPath);
       if (!rc) return { applied: false, message: 'the report is not readable JSON inside a workspace folder' };
