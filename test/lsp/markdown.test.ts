@@ -157,3 +157,13 @@ describe('markdown over LSP', () => {
     h.close(uri);
   });
 });
+
+test('the server declares the refactor.rewrite code action kind (clients filter providers by kind)', async () => {
+  const h = await LspHarness.start();
+  try {
+    const provider = h.initializeResult?.capabilities.codeActionProvider;
+    assert.ok(provider && typeof provider === 'object' && provider.codeActionKinds?.includes('refactor.rewrite'), JSON.stringify(provider));
+  } finally {
+    await h.shutdown();
+  }
+});

@@ -170,6 +170,8 @@ export function markdownConvertCommands(ctx: FeatureContext) {
 
 export const markdownConvertFeature: FeatureModule = {
   name: 'markdown-convert',
+  // Declared, or clients that filter providers by kind (VS Code does) never ask for these actions.
+  capabilities: () => ({ codeActionProvider: { codeActionKinds: [CodeActionKind.RefactorRewrite] } }),
   create(ctx) {
     const plans = markdownPlans(ctx);
     return {

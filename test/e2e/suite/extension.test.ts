@@ -81,6 +81,26 @@ describe('ToonLens in a real VS Code', () => {
     await waitFor('undo', () => (doc.getText() === before ? true : undefined));
   });
 
+  it('reverts a toon fence to markdown with the refactor code action', async () => {
+    const doc = await open('AGENTS.md');
+    const before = doc.getText();
+    const ls = await lenses(doc, (l) => l.some((x) => x.command?.command === 'toonlens.convertSection'));
+    const lens = ls.find((x) => x.command?.command === 'toonlens.convertSection')!;
+    await vscode.commands.executeCommand(lens.command!.command, ...(lens.command!.arguments ?? []));
+    await waitFor('converted text', () => (doc.getText().includes('```toon') ? true : undefined));
+    const fenceLine = doc.getText().split('\n').findIndex((l) => l.startsWith('```toon'));
+    const at = new vscode.Range(fenceLine + 1, 0, fenceLine + 1, 0);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, at, vscode.CodeActionKind.RefactorRewrite.value);
+    const revert = actions.find((a) => a.title === 'Revert to Markdown');
+    assert.ok(revert?.edit, `a revert action: ${actions.map((a) => a.title).join(' | ')}`);
+    assert.ok(await vscode.workspace.applyEdit(revert.edit));
+    await waitFor('reverted text', () => (!doc.getText().includes('```toon') ? true : undefined));
+    assert.match(doc.getText(), /\| Command \| Purpose \| When \|/, 'the table is markdown again');
+    await vscode.commands.executeCommand('undo');
+    await vscode.commands.executeCommand('undo');
+    await waitFor('both undone', () => (doc.getText() === before ? true : undefined));
+  });
+
   it('reports a defective verdict and fixes it with a quick fix', async () => {
     const doc = await open('bad.verdict.json');
     const ds = await diagnostics(doc.uri, (d) => d.some((x) => codeOf(x) === 'verdict/safe-to-auto-apply'));
