@@ -101,6 +101,23 @@ describe('ToonLens in a real VS Code', () => {
     await waitFor('both undone', () => (doc.getText() === before ? true : undefined));
   });
 
+  it('converts every recommended section with the plan lens, in one undoable edit', async () => {
+    const doc = await open('AGENTS.md');
+    const before = doc.getText();
+    const ls = await lenses(doc, (l) => l.some((x) => x.command?.command === 'toonlens.convertAll'));
+    const converting = ls.filter((x) => x.command?.command === 'toonlens.convertSection').length;
+    const all = ls.find((x) => x.command?.command === 'toonlens.convertAll')!;
+    assert.equal(all.command!.title, 'Convert all recommended sections');
+    await vscode.commands.executeCommand(all.command!.command, ...(all.command!.arguments ?? []));
+    const fences = await waitFor('converted sections', () => {
+      const n = doc.getText().split('\n').filter((l) => l.startsWith('```toon')).length;
+      return n > 0 ? n : undefined;
+    });
+    assert.equal(fences, converting, 'one fence per section whose lens said convert');
+    await vscode.commands.executeCommand('undo');
+    await waitFor('undo', () => (doc.getText() === before ? true : undefined));
+  });
+
   it('reports a defective verdict and fixes it with a quick fix', async () => {
     const doc = await open('bad.verdict.json');
     const ds = await diagnostics(doc.uri, (d) => d.some((x) => codeOf(x) === 'verdict/safe-to-auto-apply'));
