@@ -41,6 +41,17 @@ async function diagnostics(uri: vscode.Uri, pred: (ds: vscode.Diagnostic[]) => b
   });
 }
 
+/** Waits for `code` on the document, applies the quick fix whose title matches, and waits for the diagnostic to go. */
+async function applyQuickFix(doc: vscode.TextDocument, code: string, title: RegExp): Promise<void> {
+  const ds = await diagnostics(doc.uri, (d) => d.some((x) => codeOf(x) === code));
+  const diag = ds.find((x) => codeOf(x) === code)!;
+  const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, diag.range, vscode.CodeActionKind.QuickFix.value);
+  const fix = actions.find((a) => a.edit && title.test(a.title));
+  assert.ok(fix, `a quick fix for ${code}: ${actions.map((a) => a.title).join(' | ')}`);
+  assert.ok(await vscode.workspace.applyEdit(fix.edit!));
+  await diagnostics(doc.uri, (d) => !d.some((x) => codeOf(x) === code));
+}
+
 describe('ToonLens in a real VS Code', () => {
   before(async () => {
     const ext = vscode.extensions.all.find((e) => e.packageJSON?.name === 'toonlens');
@@ -120,24 +131,12 @@ describe('ToonLens in a real VS Code', () => {
 
   it('reports a defective verdict and fixes it with a quick fix', async () => {
     const doc = await open('bad.verdict.json');
-    const ds = await diagnostics(doc.uri, (d) => d.some((x) => codeOf(x) === 'verdict/safe-to-auto-apply'));
-    const diag = ds.find((x) => codeOf(x) === 'verdict/safe-to-auto-apply')!;
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, diag.range, vscode.CodeActionKind.QuickFix.value);
-    const fix = actions.find((a) => a.edit && /safe_to_auto_apply/.test(a.title));
-    assert.ok(fix, `a quick fix for safe_to_auto_apply: ${actions.map((a) => a.title).join(' | ')}`);
-    assert.ok(await vscode.workspace.applyEdit(fix.edit!));
-    await diagnostics(doc.uri, (d) => !d.some((x) => codeOf(x) === 'verdict/safe-to-auto-apply'));
+    await applyQuickFix(doc, 'verdict/safe-to-auto-apply', /safe_to_auto_apply/);
   });
 
   it('reports a defective hygiene report, fixes its tier and applies its exact_edit to the workspace file', async () => {
     const doc = await open('docs/hygiene-report.json');
-    const ds = await diagnostics(doc.uri, (d) => d.some((x) => codeOf(x) === 'report/safety-tier'));
-    const diag = ds.find((x) => codeOf(x) === 'report/safety-tier')!;
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, diag.range, vscode.CodeActionKind.QuickFix.value);
-    const fix = actions.find((a) => a.edit && /safety_tier/.test(a.title));
-    assert.ok(fix, `a quick fix for safety_tier: ${actions.map((a) => a.title).join(' | ')}`);
-    assert.ok(await vscode.workspace.applyEdit(fix.edit!));
-    await diagnostics(doc.uri, (d) => !d.some((x) => codeOf(x) === 'report/safety-tier'));
+    await applyQuickFix(doc, 'report/safety-tier', /safety_tier/);
     const ls = await lenses(doc, (l) => l.some((x) => x.command?.title === 'Apply replace-text (auto)'));
     const lens = ls.find((x) => x.command?.title === 'Apply replace-text (auto)')!;
     const target = file('docs/plan.md');

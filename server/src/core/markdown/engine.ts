@@ -156,6 +156,13 @@ interface DocCandidate {
  * The shortest valid document candidate. When nothing encodes (TOON refuses unpaired
  * surrogates), the source itself stands in with valid false: savings 0, so it never converts.
  */
+/** `warnings` plus low_coverage when the candidate keeps too little of the source's letters and digits. */
+function withCoverage(warnings: VerdictWarning[], sourceAlnum: number, keptAlnum: number): VerdictWarning[] {
+  const cov = coverageRatio(sourceAlnum, keptAlnum);
+  if (cov !== null && cov < LOW_COVERAGE_THRESHOLD) warnings.push(lowCoverageWarning(cov));
+  return warnings;
+}
+
 /** The verdict fields a document candidate decides. */
 function candidateFields(c: DocCandidate) {
   return { candidateChars: c.length, candidateText: c.text, candidateTokens: c.tokens, valid: c.valid, delimiter: c.delimiter };
@@ -240,9 +247,7 @@ function documentVerdict(d: DocAnalysis, opts: EngineOptions, includeCandidate: 
   if (mode === 'record') {
     const derived = entries.map((a) => derivedModel(a, 'record'));
     const c = bestDocCandidate(entries, derived.map((x) => x.candidates), delims, d.text);
-    const cov = coverageRatio(sourceAlnum, derived.reduce((n, x) => n + x.alnum, 0));
-    const warnings = [...analysisWarnings];
-    if (cov !== null && cov < LOW_COVERAGE_THRESHOLD) warnings.push(lowCoverageWarning(cov));
+    const warnings = withCoverage([...analysisWarnings], sourceAlnum, derived.reduce((n, x) => n + x.alnum, 0));
     return buildVerdict({
       ...base,
       ...candidateFields(c),
@@ -284,9 +289,7 @@ function documentVerdict(d: DocAnalysis, opts: EngineOptions, includeCandidate: 
     if (targetMet(opts, c.length, c.tokens)) break;
   }
   const { c, alnum } = chosen!;
-  const cov = coverageRatio(sourceAlnum, alnum);
-  const warnings = [...analysisWarnings, LOSSY_APPLIED];
-  if (cov !== null && cov < LOW_COVERAGE_THRESHOLD) warnings.push(lowCoverageWarning(cov));
+  const warnings = withCoverage([...analysisWarnings, LOSSY_APPLIED], sourceAlnum, alnum);
   return buildVerdict({
     ...base,
     ...candidateFields(c),
