@@ -4,12 +4,13 @@
  *   - cold plan (fresh EngineCache) vs markdown-it's plain parse of the whole text
  *   - re-plan after a one-character edit (warm EngineCache)
  * Medians of ≥ 5 runs with min–max. Run: node --import tsx bench/engine.bench.ts
- * With --corpus: per-document savings of ToonLens vs the producer on the shared corpus.
+ * With --corpus: per-document savings of ToonLens vs the producer on the corpus in test/fixtures/corpus.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { EngineCache, convertDocument, planDocument } from '../server/src/core/markdown/engine';
+import { CORPUS_DIR, CORPUS_INPUTS } from '../test/paths';
 
 /** Small deterministic PRNG (mulberry32) so every run measures the same document. */
 function rng(seed: number): () => number {
@@ -108,15 +109,14 @@ function main(): void {
 
 /** `--corpus`: ToonLens vs the producer on every corpus document (the figures quoted in docs/engine.md). */
 function corpus(): void {
-  const shared = path.resolve(__dirname, '..', '..', 'shared');
-  const inputs = path.join(shared, 'corpus', 'doc2toon-inputs');
+  const inputs = CORPUS_INPUTS;
   console.log('| document | chars | producer convert | ToonLens convert | producer plan net (sections converted) | ToonLens plan net (sections converted) | ToonLens verdict |');
   console.log('|---|---:|---:|---:|---:|---:|---|');
   let sums = [0, 0, 0, 0];
   for (const f of readdirSync(inputs).filter((x) => x.startsWith('upstream')).sort()) {
     const text = readFileSync(path.join(inputs, f), 'utf8');
-    const prodConvert = JSON.parse(readFileSync(path.join(shared, 'corpus', 'doc2toon', `${f}.convert.json`), 'utf8'));
-    const prodPlan = JSON.parse(readFileSync(path.join(shared, 'corpus', 'doc2toon', `${f}.plan.json`), 'utf8')).context_plan;
+    const prodConvert = JSON.parse(readFileSync(path.join(CORPUS_DIR, `${f}.convert.json`), 'utf8'));
+    const prodPlan = JSON.parse(readFileSync(path.join(CORPUS_DIR, `${f}.plan.json`), 'utf8')).context_plan;
     const ours = convertDocument(text);
     const plan = planDocument(text).verdict.context_plan!;
     const conv = (p: { sections: { action: string }[] }) => p.sections.filter((s) => s.action === 'convert').length;

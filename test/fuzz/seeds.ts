@@ -1,10 +1,9 @@
-/** Seed documents for the fuzzers: every JSON and markdown file of examples/, test/fixtures/ and the shared corpus. */
+/** Seed documents for the fuzzers: every JSON and markdown file of examples/ and test/fixtures/ (the producer corpus included). */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { FIXTURES, REPO_ROOT } from '../paths';
 
-export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
-export const SHARED = resolve(REPO_ROOT, '..', 'shared');
+export { REPO_ROOT };
 
 function walk(dir: string, out: string[]): void {
   let names: string[];
@@ -31,7 +30,7 @@ let markdown: { path: string; text: string }[] | undefined;
 
 /** Every seed JSON document (examples, fixtures, the doc2toon corpus). */
 export function jsonSeeds(): { path: string; text: string }[] {
-  json ??= files([join(REPO_ROOT, 'examples'), join(REPO_ROOT, 'test', 'fixtures'), join(SHARED, 'corpus', 'doc2toon')], /\.json$/i).filter(
+  json ??= files([join(REPO_ROOT, 'examples'), FIXTURES], /\.json$/i).filter(
     (f) => !/tmLanguage\.json$/.test(f.path),
   );
   if (json.length === 0) throw new Error('no JSON seeds found');
@@ -40,7 +39,7 @@ export function jsonSeeds(): { path: string; text: string }[] {
 
 /** Every seed markdown document (examples, fixtures, the corpus inputs) and the .toon examples. */
 export function markdownSeeds(): { path: string; text: string }[] {
-  markdown ??= files([join(REPO_ROOT, 'examples'), join(REPO_ROOT, 'test', 'fixtures'), join(SHARED, 'corpus', 'doc2toon-inputs')], /\.(md|markdown|toon)$/i);
+  markdown ??= files([join(REPO_ROOT, 'examples'), FIXTURES], /\.(md|markdown|toon)$/i);
   if (markdown.length === 0) throw new Error('no markdown seeds found');
   return markdown;
 }

@@ -5,10 +5,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Range } from 'vscode-languageserver-protocol/node';
-import { positionAt, REPO_ROOT } from './harness';
+import { positionAt } from './harness';
+import { CORPUS_DIR } from '../paths';
 
-/** The producer corpus in the shared folder beside the checkout (CI lays it there too). */
-export const CORPUS_DIR = resolve(REPO_ROOT, '..', 'shared', 'corpus', 'doc2toon');
+export { CORPUS_DIR };
 
 type Json = Record<string, any>;
 type Mutate = (doc: Json) => void;

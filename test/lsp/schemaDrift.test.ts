@@ -6,8 +6,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LspHarness, REPO_ROOT } from './harness';
+import { SPECS } from '../paths';
 
-const SPECS = resolve(REPO_ROOT, '..', 'shared', 'specs');
+
 
 test('an output schema edited against its git HEAD shows breaking and additive drift', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'toonlens-drift-'));

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { run, type FileReport } from '../../server/src/cli/check';
 import type { CliIO } from '../../server/src/cli/io';
 import { LineIndex } from '../../server/src/core/lineIndex';
+import { CORPUS_DIR } from '../paths';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 let dir: string;
@@ -73,7 +74,7 @@ describe('toonlens check --format json', () => {
   });
 
   test('every corpus verdict: no schema or syntax diagnostic', async () => {
-    const corpus = join(repoRoot, '..', 'shared', 'corpus', 'doc2toon');
+    const corpus = CORPUS_DIR;
     const io = capture(dir);
     await run(['--format', 'json', corpus], io);
     const reports = JSON.parse(io.out.join('')) as FileReport[];

@@ -7,11 +7,11 @@ import fc from 'fast-check';
 import { critiqueRules } from '../../server/src/core/rules/critique';
 import { explainCritique } from '../../server/src/core/rules/critiqueExplain';
 import type { Finding, JsonEdit } from '../../server/src/core/types';
+import { SPECS } from '../paths';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
-const shared = path.resolve(repoRoot, '..', 'shared');
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'critique');
-const upstreamSchema = JSON.parse(readFileSync(path.join(shared, 'specs', 'critique-report.schema.json'), 'utf8'));
+const upstreamSchema = JSON.parse(readFileSync(path.join(SPECS, 'critique-report.schema.json'), 'utf8'));
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validateUpstream = ajv.compile(upstreamSchema);
 

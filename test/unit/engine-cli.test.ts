@@ -7,14 +7,14 @@ import Ajv2020 from 'ajv/dist/2020';
 import { decode } from '@toon-format/toon';
 import { main } from '../../server/src/cli/main';
 import type { CliIO } from '../../server/src/cli/io';
+import { SPECS, CORPUS_INPUTS } from '../paths';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
-const shared = path.resolve(repoRoot, '..', 'shared');
-const inputs = path.join(shared, 'corpus', 'doc2toon-inputs');
+const inputs = CORPUS_INPUTS;
 const ajv = new Ajv2020({ strict: false });
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
-const validateVerdict = ajv.compile(JSON.parse(readFileSync(path.join(shared, 'specs', 'verdict.v1.schema.json'), 'utf8')));
+const validateVerdict = ajv.compile(JSON.parse(readFileSync(path.join(SPECS, 'verdict.v1.schema.json'), 'utf8')));
 
 async function run(argv: string[], opts: { stdin?: string; cwd?: string } = {}): Promise<{ code: number; out: string; err: string }> {
   let out = '';

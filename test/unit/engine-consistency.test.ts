@@ -7,9 +7,9 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { convertDocument, planDocument, profileDocument, type VerdictV1 } from '../../server/src/core/markdown/engine';
 import { verdictRules } from '../../server/src/core/rules/verdict';
+import { CORPUS_INPUTS } from '../paths';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
-const shared = path.resolve(repoRoot, '..', 'shared');
 
 function errorsOf(v: VerdictV1): string[] {
   const text = JSON.stringify(v, null, 2);
@@ -31,7 +31,7 @@ function allVerdicts(text: string): VerdictV1[] {
 }
 
 test('corpus inputs and examples: no error-severity verdict diagnostic', () => {
-  const dirs = [path.join(shared, 'corpus', 'doc2toon-inputs'), path.join(repoRoot, 'examples', 'markdown'), path.join(repoRoot, 'test', 'fixtures', 'markdown')];
+  const dirs = [CORPUS_INPUTS, path.join(repoRoot, 'examples', 'markdown'), path.join(repoRoot, 'test', 'fixtures', 'markdown')];
   let n = 0;
   for (const dir of dirs) {
     let files: string[] = [];

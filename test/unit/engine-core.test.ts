@@ -23,10 +23,10 @@ import { splitLines, frontmatterEnd, resliceAfterEdit } from '../../server/src/c
 import { TOKENX_VERSION } from '../../server/src/core/markdown/measure';
 import { buildVerdict } from '../../server/src/core/markdown/verdict';
 import { decide, safeToAutoApply } from '../../server/src/core/policy';
+import { SPECS, CORPUS_DIR, CORPUS_INPUTS } from '../paths';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
-const shared = path.resolve(repoRoot, '..', 'shared');
-const schema = JSON.parse(readFileSync(path.join(shared, 'specs', 'verdict.v1.schema.json'), 'utf8'));
+const schema = JSON.parse(readFileSync(path.join(SPECS, 'verdict.v1.schema.json'), 'utf8'));
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 const validateVerdict = ajv.compile(schema);
 
@@ -148,12 +148,12 @@ describe('slicing', () => {
   });
 
   test('section ranges equal the producer plan ranges on every corpus document', () => {
-    const inputs = path.join(shared, 'corpus', 'doc2toon-inputs');
+    const inputs = CORPUS_INPUTS;
     const files = readdirSync(inputs).filter((f) => f.startsWith('upstream'));
     assert.ok(files.length >= 20);
     for (const f of files) {
       const text = readFileSync(path.join(inputs, f), 'utf8');
-      const plan = JSON.parse(readFileSync(path.join(shared, 'corpus', 'doc2toon', `${f}.plan.json`), 'utf8'));
+      const plan = JSON.parse(readFileSync(path.join(CORPUS_DIR, `${f}.plan.json`), 'utf8'));
       const ours = sliceDocument(text).map((s) => ({ heading: s.heading, kind: s.kind, range: { line_start: s.lineStart, line_end: s.lineEnd, char_start: s.charStart, char_end: s.charEnd } }));
       const theirs = plan.context_plan.sections.map((s: { heading: string; kind: string; range: unknown }) => ({ heading: s.heading, kind: s.kind, range: s.range }));
       assert.deepEqual(ours, theirs, f);
@@ -276,7 +276,7 @@ describe('verdicts and plans', () => {
   });
 
   test('corpus: decision fields follow §6/§7 from the engine\'s own numbers', () => {
-    const inputs = path.join(shared, 'corpus', 'doc2toon-inputs');
+    const inputs = CORPUS_INPUTS;
     for (const f of readdirSync(inputs).filter((x) => x.startsWith('upstream'))) {
       const text = readFileSync(path.join(inputs, f), 'utf8');
       const plan = planDocument(text);
@@ -307,7 +307,7 @@ describe('verdicts and plans', () => {
   });
 
   test('budget: refused without lossy, lossy steps with', () => {
-    const text = readFileSync(path.join(shared, 'corpus', 'doc2toon-inputs', 'upstream__examples__prose.md'), 'utf8');
+    const text = readFileSync(path.join(CORPUS_INPUTS, 'upstream__examples__prose.md'), 'utf8');
     const refused = convertDocument(text, { mode: 'budget', targetChars: 200 });
     assert.equal(refused.verdict, 'refused');
     assert.equal(refused.toon_candidate, null);
@@ -323,17 +323,17 @@ describe('verdicts and plans', () => {
   });
 
   test('warnings: duplicate, vague, long_section, split_candidate with whole-document ranges', () => {
-    const dupText = readFileSync(path.join(shared, 'corpus', 'doc2toon-inputs', 'upstream__fixtures__agent-context__problematic__duplicate-rules.md'), 'utf8');
+    const dupText = readFileSync(path.join(CORPUS_INPUTS, 'upstream__fixtures__agent-context__problematic__duplicate-rules.md'), 'utf8');
     const v = profileDocument(dupText);
     const dups = v.warnings.filter((w) => w.code === 'duplicate_rule');
     assert.equal(dups.length, 2);
     assert.equal(dupText.slice(dups[0]!.range!.char_start, dups[0]!.range!.char_end), '- The converter must validate official TOON round trips before writing output.');
     assert.equal(dups[0]!.range!.line_start, 7);
-    const vague = profileDocument(readFileSync(path.join(shared, 'corpus', 'doc2toon-inputs', 'upstream__fixtures__agent-context__problematic__vague-rules.md'), 'utf8'));
+    const vague = profileDocument(readFileSync(path.join(CORPUS_INPUTS, 'upstream__fixtures__agent-context__problematic__vague-rules.md'), 'utf8'));
     assert.ok(vague.warnings.filter((w) => w.code === 'vague_rule').length >= 3);
-    const split = profileDocument(readFileSync(path.join(shared, 'corpus', 'doc2toon-inputs', 'upstream__fixtures__agent-context__problematic__split-candidate.md'), 'utf8'));
+    const split = profileDocument(readFileSync(path.join(CORPUS_INPUTS, 'upstream__fixtures__agent-context__problematic__split-candidate.md'), 'utf8'));
     assert.equal(split.verdict, 'split_first');
-    const long = profileDocument(readFileSync(path.join(shared, 'corpus', 'doc2toon-inputs', 'upstream__fixtures__agent-context__problematic__long-section.md'), 'utf8'));
+    const long = profileDocument(readFileSync(path.join(CORPUS_INPUTS, 'upstream__fixtures__agent-context__problematic__long-section.md'), 'utf8'));
     assert.ok(long.warnings.some((w) => w.code === 'long_section'));
   });
 

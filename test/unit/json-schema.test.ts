@@ -13,11 +13,11 @@ import addFormats from 'ajv-formats';
 import { checkDocument } from '../../server/src/core/check';
 import { isValidAgainstSchema, validateAgainstSchema } from '../../server/src/core/json/schema';
 import type { CoreDiagnostic, DocumentKind } from '../../server/src/core/types';
+import { SPECS, CORPUS_DIR } from '../paths';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const shared = resolve(repoRoot, '..', 'shared');
-const specs = join(shared, 'specs');
-const corpusDir = join(shared, 'corpus', 'doc2toon');
+const specs = SPECS;
+const corpusDir = CORPUS_DIR;
 const examples = join(repoRoot, 'examples');
 
 const readJson = (p: string): unknown => JSON.parse(readFileSync(p, 'utf8'));

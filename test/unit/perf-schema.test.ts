@@ -19,6 +19,7 @@ import {
   withDiscriminators,
 } from '../../server/src/core/json/schema';
 import type { DocumentKind } from '../../server/src/core/types';
+import { CORPUS_DIR } from '../paths';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const readJson = (p: string): unknown => JSON.parse(readFileSync(p, 'utf8'));
@@ -32,7 +33,7 @@ function samples(): { kind: DocumentKind; value: unknown }[] {
     if (m) out.push({ kind: m[1] as DocumentKind, value: readJson(join(agent, f)) });
   }
   for (const f of ['valid-report.json', 'invalid-report.json']) out.push({ kind: 'report', value: readJson(join(repoRoot, 'examples', 'golden', f)) });
-  const corpus = join(repoRoot, '..', 'shared', 'corpus', 'doc2toon');
+  const corpus = CORPUS_DIR;
   if (existsSync(corpus)) for (const f of readdirSync(corpus).filter((x) => x.endsWith('.json')).slice(0, 20)) out.push({ kind: 'verdict', value: readJson(join(corpus, f)) });
   return out;
 }

@@ -8,9 +8,10 @@ import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { recipeInputRules, recipeOutputRules, recipeOutputBranch, recipeCompletions } from '../../server/src/core/rules/recipe';
 import type { Finding, JsonEdit } from '../../server/src/core/types';
+import { SPECS } from '../paths';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
-const specs = path.resolve(repoRoot, '..', 'shared', 'specs');
+const specs = SPECS;
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'recipe');
 const readJson = (p: string): any => JSON.parse(readFileSync(p, 'utf8'));
 const upstreamInput = readJson(path.join(specs, 'update_recipe_build.input.schema.json'));

@@ -15,15 +15,12 @@ import { rawSavingsPct, roundPct } from '../../server/src/core/policy';
 import type { Finding, JsonEdit, JsonPath, JsonTarget, Severity } from '../../server/src/core/types';
 import { applyFixes } from '../../server/src/core/json/edits';
 import { convertDocument, planDocument, profileDocument } from '../../server/src/core/markdown/engine';
+import { CORPUS_DIR, CORPUS_INPUTS } from '../paths';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const shared = path.resolve(repoRoot, '..', 'shared');
-const corpusDir = path.join(shared, 'corpus', 'doc2toon');
-const inputsDir = path.join(shared, 'corpus', 'doc2toon-inputs');
+const corpusDir = CORPUS_DIR;
+const inputsDir = CORPUS_INPUTS;
 const fixturesDir = path.join(repoRoot, 'test', 'fixtures', 'verdict');
-const corpusPresent = existsSync(corpusDir);
-const noCorpus = corpusPresent ? false : `SKIPPED: producer corpus not found at ${corpusDir}`;
-if (!corpusPresent) console.log(`# ${noCorpus}`);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = any;
@@ -170,14 +167,14 @@ function boundary(verdict: string): Doc {
   return d;
 }
 
-describe('verdict rules', { skip: noCorpus }, () => {
+describe('verdict rules', () => {
   test('the registry maps the verdict kind to this rule set, and the explainer too', () => {
     assert.equal(RULES.verdict, verdictRules);
     assert.equal(EXPLAINERS.verdict, explainVerdict);
   });
 
   test('every code of diagnostics.md for verdicts and plans has a rule', () => {
-    const doc = readFileSync(path.join(shared, 'design', 'diagnostics.md'), 'utf8');
+    const doc = readFileSync(path.join(repoRoot, 'docs', 'diagnostics.md'), 'utf8');
     const codes = [...doc.matchAll(/^\| ((?:verdict|plan)\/[a-z-]+) \| (error|warning|info) \|/gm)].map((m) => [m[1], m[2]] as const);
     assert.ok(codes.length >= 20, 'found the verdict and plan rows');
     for (const [code, severity] of codes) {
@@ -372,7 +369,7 @@ describe('verdict rules', { skip: noCorpus }, () => {
 });
 
 describe('the producer corpus', () => {
-  test('zero error-severity findings on every producer verdict', { skip: noCorpus }, () => {
+  test('zero error-severity findings on every producer verdict', () => {
     const files = readdirSync(corpusDir).filter((f) => f.endsWith('.json')).sort();
     assert.ok(files.length > 0, 'the corpus has verdicts');
     let plans = 0;
@@ -424,7 +421,7 @@ describe('fix-all', () => {
   });
 });
 
-describe('hover explanations', { skip: noCorpus }, () => {
+describe('hover explanations', () => {
   test('safe_to_auto_apply: recorded, derived and its inputs', () => {
     const md = explainVerdict(boundary('convert'), ['safe_to_auto_apply']);
     assert.ok(md);
@@ -489,7 +486,7 @@ function allPaths(v: unknown, prefix: JsonPath = []): JsonPath[] {
   return out;
 }
 
-describe('robustness', { skip: noCorpus }, () => {
+describe('robustness', () => {
   test('rules and hovers never throw, whatever value sits anywhere', () => {
     const docs = [base('plan'), base('convert'), base('refused'), base('planFrontmatter')];
     fc.assert(

@@ -8,9 +8,10 @@ import fc from 'fast-check';
 import { diffSchemas, schemaDriftFindings, schemaRoleFromFileName, type SchemaChange, type SchemaRole } from '../../server/src/core/schemaDiff';
 import { main } from '../../server/src/cli/main';
 import type { CliIO } from '../../server/src/cli/io';
+import { SPECS } from '../paths';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
-const specs = path.resolve(repoRoot, '..', 'shared', 'specs');
+const specs = SPECS;
 const specFile = (name: string) => path.join(specs, name);
 const readJson = (p: string): any => JSON.parse(readFileSync(p, 'utf8'));
 

@@ -1,5 +1,5 @@
 /**
- * The docs-hygiene report's vocabulary (see ../shared/design/report-shape.md): the closed enums,
+ * The docs-hygiene report's vocabulary (see docs/report-shape.md): the closed enums,
  * each exact_edit kind's required fields and fixed characterization, and total accessors that
  * never throw on a value of the wrong type (a report is untrusted input).
  */

@@ -1,5 +1,5 @@
 /**
- * Cross-field and live rules for docs-hygiene reports (codes in ../shared/design/diagnostics.md).
+ * Cross-field and live rules for docs-hygiene reports (codes in docs/diagnostics.md).
  * Schema-shape errors belong to the schema; these rules skip whatever has the wrong type.
  *
  * Static rules look at the report alone. Live rules run only with a workspace and the report's path:
