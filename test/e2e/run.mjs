@@ -99,11 +99,11 @@ async function startServer(env) {
   const logPath = path.join(data, 'server.log');
   for (let i = 0; i < 300; i++) {
     const m = fs.readFileSync(logPath, 'utf8').match(/Extension host agent listening on (\d+)/);
-    if (m) return { url: `http://127.0.0.1:${m[1]}`, stop: () => { try { process.kill(-child.pid, 'SIGTERM'); } catch {} }, logPath };
+    if (m) return { url: `http://127.0.0.1:${m[1]}`, stop: () => { try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ } }, logPath };
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 200));
   }
-  try { process.kill(-child.pid, 'SIGKILL'); } catch {}
+  try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
   throw new Error(`VS Code server did not start:\n${fs.readFileSync(logPath, 'utf8').slice(-3000)}`);
 }
 

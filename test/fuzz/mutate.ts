@@ -47,8 +47,12 @@ function slots(root: Json): Slot[] {
   const stack: Json[] = [root];
   while (stack.length && out.length < 5000) {
     const n = stack.pop()!;
-    if (Array.isArray(n)) n.forEach((c, i) => (out.push({ parent: n, key: i, node: c }), stack.push(c)));
-    else if (n !== null && typeof n === 'object') for (const [k, c] of Object.entries(n)) out.push({ parent: n, key: k, node: c }), stack.push(c);
+    if (n === null || typeof n !== 'object') continue;
+    const children: [string | number, Json][] = Array.isArray(n) ? n.map((c, i) => [i, c]) : Object.entries(n);
+    for (const [key, node] of children) {
+      out.push({ parent: n, key, node });
+      stack.push(node);
+    }
   }
   return out;
 }

@@ -3,7 +3,7 @@
  * the shared corpus for verdict.v1) and helpers that apply one defect and locate the expected range.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Range } from 'vscode-languageserver-protocol/node';
 import { positionAt } from './harness';
 import { CORPUS_DIR } from '../paths';

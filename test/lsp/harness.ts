@@ -148,7 +148,7 @@ export class LspHarness {
       await h.initialize();
     } catch (err) {
       h.kill();
-      throw new Error(`server did not initialize: ${err instanceof Error ? err.message : String(err)}\nstderr:\n${h.stderr}`);
+      throw new Error(`server did not initialize: ${err instanceof Error ? err.message : String(err)}\nstderr:\n${h.stderr}`, { cause: err });
     }
     return h;
   }

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { LspHarness, REPO_ROOT } from './harness';
+import { join } from 'node:path';
+import { LspHarness } from './harness';
 import { SPECS } from '../paths';
 
 

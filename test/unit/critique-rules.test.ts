@@ -33,7 +33,7 @@ function applyEdits(doc: Doc, edits: JsonEdit[]): Doc {
   for (const e of edits) {
     let cur: any = copy;
     for (const seg of e.path.slice(0, -1)) cur = cur[seg];
-    const last = e.path[e.path.length - 1];
+    const last = e.path[e.path.length - 1]!;
     if (e.remove) delete cur[last];
     else cur[last] = e.value;
   }
@@ -156,9 +156,9 @@ describe('critique rules: one defect each', () => {
       const found = run(doc);
       const mine = found.filter((f) => f.code === row.code);
       assert.equal(mine.length, 1, JSON.stringify(found));
-      assert.equal(mine[0].severity, row.severity);
-      assert.deepEqual(mine[0].target.path, row.path);
-      assert.ok(mine[0].message.length > 0 && mine[0].message.length < 200);
+      assert.equal(mine[0]!.severity, row.severity);
+      assert.deepEqual(mine[0]!.target.path, row.path);
+      assert.ok(mine[0]!.message.length > 0 && mine[0]!.message.length < 200);
       // The defect raises only its own rule.
       assert.deepEqual(
         found.filter((f) => f.code !== row.code).map((f) => f.code),
@@ -175,8 +175,8 @@ describe('critique/outcome', () => {
     assertSchemaValid(d, 'no outcome');
     const f = withCode(d, 'critique/outcome');
     assert.equal(f.length, 1);
-    assert.equal(f[0].target.part, 'missing');
-    assert.deepEqual(f[0].target.path, []);
+    assert.equal(f[0]!.target.part, 'missing');
+    assert.deepEqual(f[0]!.target.path, []);
   });
   test('three outcome fields: each extra one is reported on its key', () => {
     const d = evaluated();
@@ -203,8 +203,8 @@ describe('critique/outcome', () => {
       assertSchemaValid(d, `${failure} with items`);
       const f = withCode(d, 'critique/outcome');
       assert.equal(f.length, 1);
-      assert.deepEqual(f[0].target.path, ['items']);
-      assert.match(f[0].message, new RegExp(failure));
+      assert.deepEqual(f[0]!.target.path, ['items']);
+      assert.match(f[0]!.message, new RegExp(failure));
     }
   });
 });
@@ -215,8 +215,8 @@ describe('critique/cost-total', () => {
     delete d.costUsd.evaluatorPass2Usd;
     d.costUsd.totalUsd = 1;
     const [f] = withCode(d, 'critique/cost-total');
-    assert.ok(f.fixes && f.fixes.length === 1);
-    const fix = f.fixes[0];
+    assert.ok(f?.fixes && f.fixes.length === 1);
+    const fix = f.fixes[0]!;
     assert.equal(fix.fixAll, true);
     const expected = d.costUsd.taskTurnUsd + d.costUsd.reflectionTurnUsd + d.costUsd.evaluatorPass1Usd;
     assert.match(fix.title, /^Set totalUsd to [0-9.]+ — the sum of taskTurnUsd \+ reflectionTurnUsd \+ evaluatorPass1Usd$/);

@@ -12,7 +12,6 @@ import { SPECS, CORPUS_INPUTS } from '../paths';
 const repoRoot = path.resolve(__dirname, '..', '..');
 const inputs = CORPUS_INPUTS;
 const ajv = new Ajv2020({ strict: false });
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 const validateVerdict = ajv.compile(JSON.parse(readFileSync(path.join(SPECS, 'verdict.v1.schema.json'), 'utf8')));
 

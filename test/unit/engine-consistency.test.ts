@@ -34,7 +34,7 @@ test('corpus inputs and examples: no error-severity verdict diagnostic', () => {
   const dirs = [CORPUS_INPUTS, path.join(repoRoot, 'examples', 'markdown'), path.join(repoRoot, 'test', 'fixtures', 'markdown')];
   let n = 0;
   for (const dir of dirs) {
-    let files: string[] = [];
+    let files: string[];
     try {
       files = readdirSync(dir).filter((f) => f.endsWith('.md') && !f.startsWith('LICENSE'));
     } catch {

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import AjvDraft07 from 'ajv';
 import addFormats from 'ajv-formats';
@@ -140,7 +140,7 @@ describe('our schemas accept and reject what the upstream ones do', () => {
       ['critique-report.v1.json', 'critique-report.schema.json'],
       ['recipe-input.v1.json', 'update_recipe_build.input.schema.json'],
       ['recipe-output.v1.json', 'review_recipe_build.output.change1.new.schema.json'],
-    ]) {
+    ] as const) {
       const upstream = new Set<string>();
       collectDescriptions(readJson(join(specs, theirs)), upstream);
       const mine = new Set<string>();

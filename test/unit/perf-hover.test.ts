@@ -28,7 +28,7 @@ function assertSameAtEveryOffset(text: string, what: string): void {
   const every = 1 + (text.length % 7);
   const indexes = [new TokenIndex(every), new TokenIndex(every), new TokenIndex(every)];
   const offsets = Array.from({ length: text.length + 3 }, (_, k) => k - 1);
-  const shuffled = offsets.map((o, k) => offsets[(k * 7919) % offsets.length]!);
+  const shuffled = offsets.map((_, k) => offsets[(k * 7919) % offsets.length]!);
   const orders = [offsets, [...offsets].reverse(), shuffled];
   for (const off of offsets) {
     const where = `${what}: offset ${off} of ${JSON.stringify(text.length < 200 ? text : text.slice(Math.max(0, off - 40), off + 40))}`;

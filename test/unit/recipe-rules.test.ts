@@ -42,7 +42,7 @@ function applyEdits<T>(doc: T, edits: JsonEdit[]): T {
   for (const e of edits) {
     let cur = copy;
     for (const seg of e.path.slice(0, -1)) cur = cur[seg];
-    cur[e.path[e.path.length - 1]] = e.value;
+    cur[e.path[e.path.length - 1]!] = e.value;
   }
   return copy;
 }
@@ -109,9 +109,9 @@ describe('recipe/payload-size', () => {
     assertValidCall(at, 'payload at limit');
     const f = withCode(at, 'recipe/payload-size');
     assert.equal(f.length, 1);
-    assert.equal(f[0].severity, 'warning');
-    assert.deepEqual(f[0].target, { path: ['ops'], part: 'key' });
-    assert.match(f[0].message, /32768 bytes/);
+    assert.equal(f[0]!.severity, 'warning');
+    assert.deepEqual(f[0]!.target, { path: ['ops'], part: 'key' });
+    assert.match(f[0]!.message, /32768 bytes/);
     const below = callOfSize(32767, specOps);
     assert.deepEqual(withCode(below, 'recipe/payload-size'), []);
   });
@@ -133,7 +133,7 @@ describe('recipe/payload-size', () => {
     const big = callOfSize(40000, specOps);
     const f = withCode([call('small', [{ op: 'restore' }]), big], 'recipe/payload-size');
     assert.equal(f.length, 1);
-    assert.deepEqual(f[0].target.path, [1, 'ops']);
+    assert.deepEqual(f[0]!.target.path, [1, 'ops']);
   });
 });
 
@@ -144,8 +144,8 @@ describe('recipe/append-size', () => {
     assertValidCall(at, 'append at limit');
     const f = withCode(at, 'recipe/append-size');
     assert.equal(f.length, 1);
-    assert.equal(f[0].severity, 'warning');
-    assert.deepEqual(f[0].target.path, ['ops', 0, 'text']);
+    assert.equal(f[0]!.severity, 'warning');
+    assert.deepEqual(f[0]!.target.path, ['ops', 0, 'text']);
     assert.deepEqual(withCode(callOfSize(12287, appendOps), 'recipe/append-size'), []);
   });
   test('a 12 KiB request without an append_chunk is not an append request', () => {
@@ -161,14 +161,14 @@ describe('recipe/chunk-seq', () => {
     assertValidCall(doc, 'gap');
     const f = withCode(doc, 'recipe/chunk-seq');
     assert.equal(f.length, 1);
-    assert.equal(f[0].severity, 'error');
-    assert.deepEqual(f[0].target.path, ['ops', 2, 'seq']);
-    assert.match(f[0].message, /expected 1/);
+    assert.equal(f[0]!.severity, 'error');
+    assert.deepEqual(f[0]!.target.path, ['ops', 2, 'seq']);
+    assert.match(f[0]!.message, /expected 1/);
   });
   test('a chunk begun in the document starts at 0', () => {
     const f = withCode(call('k', [{ op: 'begin_chunk', chunk_id: 'a' }, append('a', 1)]), 'recipe/chunk-seq');
     assert.equal(f.length, 1);
-    assert.match(f[0].message, /expected 0/);
+    assert.match(f[0]!.message, /expected 0/);
   });
   test('a repeat', () => {
     const f = withCode(call('k', [append('a', 0), append('a', 1), append('a', 1)]), 'recipe/chunk-seq');
@@ -207,11 +207,11 @@ describe('recipe/chunk-sha', () => {
     assertValidCall(doc, 'wrong sha');
     const f = withCode(doc, 'recipe/chunk-sha');
     assert.equal(f.length, 1);
-    assert.equal(f[0].severity, 'error');
-    assert.deepEqual(f[0].target.path, ['ops', 3, 'sha256']);
+    assert.equal(f[0]!.severity, 'error');
+    assert.deepEqual(f[0]!.target.path, ['ops', 3, 'sha256']);
     const expected = sha(doc.ops[1].text + doc.ops[2].text);
-    assert.match(f[0].message, new RegExp(expected));
-    const fix = f[0].fixes![0];
+    assert.match(f[0]!.message, new RegExp(expected));
+    const fix = f[0]!.fixes![0]!;
     assert.equal(fix.fixAll, false);
     assert.deepEqual(run(applyEdits(doc, fix.edits)), []);
   });

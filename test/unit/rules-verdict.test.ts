@@ -5,7 +5,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { verdictRules, VERDICT_RULES } from '../../server/src/core/rules/verdict';
 import { explainVerdict } from '../../server/src/core/rules/verdictExplain';
@@ -22,7 +22,6 @@ const corpusDir = CORPUS_DIR;
 const inputsDir = CORPUS_INPUTS;
 const fixturesDir = path.join(repoRoot, 'test', 'fixtures', 'verdict');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = any;
 
 function check(doc: unknown): Finding[] {

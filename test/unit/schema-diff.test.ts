@@ -10,7 +10,6 @@ import { main } from '../../server/src/cli/main';
 import type { CliIO } from '../../server/src/cli/io';
 import { SPECS } from '../paths';
 
-const repoRoot = path.resolve(__dirname, '..', '..');
 const specs = SPECS;
 const specFile = (name: string) => path.join(specs, name);
 const readJson = (p: string): any => JSON.parse(readFileSync(p, 'utf8'));
@@ -51,7 +50,7 @@ function structuralDiff(a: unknown, b: unknown, ptr = ''): Difference[] {
     // Different lengths: keep the longest common subsequence of equal elements; the rest were inserted or deleted.
     const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array(b.length + 1).fill(0));
     for (let i = a.length - 1; i >= 0; i--)
-      for (let j = b.length - 1; j >= 0; j--) lcs[i][j] = same(a[i], b[j]) ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+      for (let j = b.length - 1; j >= 0; j--) lcs[i]![j] = same(a[i], b[j]) ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
     const out: Difference[] = [];
     let i = 0;
     let j = 0;
@@ -59,7 +58,7 @@ function structuralDiff(a: unknown, b: unknown, ptr = ''): Difference[] {
       if (i < a.length && j < b.length && same(a[i], b[j])) {
         i++;
         j++;
-      } else if (j < b.length && (i === a.length || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      } else if (j < b.length && (i === a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
         out.push({ pointer: `${ptr}/${j}`, before: undefined, after: b[j] });
         j++;
       } else {
@@ -199,11 +198,11 @@ describe('schema-diff: each kind of change, for each role', () => {
       for (const role of ['input', 'output'] as const) {
         const changes = diffSchemas(base, after, role);
         assert.equal(changes.length, 1, `${role}: ${JSON.stringify(changes)}`);
-        assert.equal(changes[0].kind, row.kind);
-        assert.equal(changes[0].pointer, row.pointer);
-        assert.equal(changes[0].pointer, structuralDiff(base, after)[0].pointer);
-        assert.equal(changes[0].classification, row[role], role);
-        assert.ok(changes[0].message.length > 0);
+        assert.equal(changes[0]!.kind, row.kind);
+        assert.equal(changes[0]!.pointer, row.pointer);
+        assert.equal(changes[0]!.pointer, structuralDiff(base, after)[0]!.pointer);
+        assert.equal(changes[0]!.classification, row[role], role);
+        assert.ok(changes[0]!.message.length > 0);
       }
       assertExactCoverage(diffSchemas(base, after, 'output'), structuralDiff(base, after));
     });
@@ -211,8 +210,8 @@ describe('schema-diff: each kind of change, for each role', () => {
   test('type narrowed', () => {
     const before = { type: ['string', 'null'] };
     const changes = diffSchemas(before, { type: 'string' }, 'input');
-    assert.equal(changes[0].classification, 'breaking');
-    assert.equal(diffSchemas(before, { type: 'string' }, 'output')[0].classification, 'additive');
+    assert.equal(changes[0]!.classification, 'breaking');
+    assert.equal(diffSchemas(before, { type: 'string' }, 'output')[0]!.classification, 'additive');
   });
   test('a oneOf branch inserted in the middle is one added branch, not a cascade of edits', () => {
     const before = { oneOf: [{ properties: { k: { const: 'a' } } }, { properties: { k: { const: 'c' } } }] };
@@ -223,7 +222,7 @@ describe('schema-diff: each kind of change, for each role', () => {
   test('unknown role (both): breaking when it breaks either side', () => {
     const after = structuredClone(base);
     after.properties.mode.enum.push('c');
-    assert.equal(diffSchemas(base, after, 'both')[0].classification, 'breaking');
+    assert.equal(diffSchemas(base, after, 'both')[0]!.classification, 'breaking');
   });
   test('never throws, and a value diffed with itself is empty', () => {
     fc.assert(
@@ -297,7 +296,7 @@ describe('toonlens schema-diff (CLI)', () => {
     assert.equal(lines.length, expected.length);
     for (const [i, line] of lines.entries()) {
       assert.match(line, /^(breaking|additive) \/\S* .+$/);
-      assert.ok(line.startsWith(`${expected[i].classification} ${expected[i].pointer} `));
+      assert.ok(line.startsWith(`${expected[i]!.classification} ${expected[i]!.pointer} `));
     }
   });
   test('schemaRoleFromFileName', () => {

@@ -38,8 +38,8 @@ class UsageProblem extends Error {}
 function parseArgs(argv: string[]): Options {
   const opts: Options = { files: [], format: 'text', help: false };
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const arg = argv[i]!;
+    const [flag, inline]: [string, string | undefined] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const valueOf = (): string => {
       const v = inline ?? argv[++i];
       if (v === undefined) throw new UsageProblem(`${flag} needs a value`);
@@ -89,7 +89,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.stdout(SCHEMA_DIFF_HELP);
     return 0;
   }
-  const [oldFile, newFile] = opts.files;
+  const [oldFile, newFile] = opts.files as [string, string];
   let oldSchema: unknown;
   let newSchema: unknown;
   try {

@@ -25,11 +25,11 @@ export interface KindOptions {
 
 /** `$schema` URL basenames → kind. Critique before report: "critique-report" also ends in "report". */
 const SCHEMA_URL_KINDS: readonly [RegExp, DocumentKind][] = [
-  [/(^|[\/#])verdict(\.v\d+)?(\.schema)?\.json$/i, 'verdict'],
-  [/(^|[\/#])critique-report(\.v\d+)?(\.schema)?\.json$/i, 'critique'],
-  [/(^|[\/#])(docs-hygiene-|hygiene-)?report(\.v\d+)?(\.schema)?\.json$/i, 'report'],
-  [/(^|[\/#])(recipe-input(\.v\d+)?|update_recipe_build\.input)(\.schema)?\.json$/i, 'recipe-input'],
-  [/(^|[\/#])(recipe-output(\.v\d+)?|review_recipe_build\.output[\w.]*?)(\.schema)?\.json$/i, 'recipe-output'],
+  [/(^|[/#])verdict(\.v\d+)?(\.schema)?\.json$/i, 'verdict'],
+  [/(^|[/#])critique-report(\.v\d+)?(\.schema)?\.json$/i, 'critique'],
+  [/(^|[/#])(docs-hygiene-|hygiene-)?report(\.v\d+)?(\.schema)?\.json$/i, 'report'],
+  [/(^|[/#])(recipe-input(\.v\d+)?|update_recipe_build\.input)(\.schema)?\.json$/i, 'recipe-input'],
+  [/(^|[/#])(recipe-output(\.v\d+)?|review_recipe_build\.output[\w.]*?)(\.schema)?\.json$/i, 'recipe-output'],
 ];
 
 /** File-name conventions, tested against the basename (lower-cased). Critique before the generic report pattern. */

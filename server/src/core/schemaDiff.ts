@@ -451,7 +451,7 @@ function pairBranches(a: unknown[], b: unknown[]): { matched: [number, number][]
     // Same count: positions pair up (the common case, a branch edited in place).
     const ra = [...freeA];
     const rb = [...freeB];
-    ra.forEach((i, n) => matched.push([i, rb[n]]));
+    ra.forEach((i, n) => matched.push([i, rb[n]!]));
     freeA.clear();
     freeB.clear();
   } else {
@@ -536,7 +536,7 @@ function targetInNew(newSchema: unknown, c: SchemaChange): JsonTarget {
     const parent = valueAt(newSchema, segs.slice(0, n));
     if (!parent.found) continue;
     const path = typedPath(newSchema, segs.slice(0, n));
-    if (n === segs.length - 1 && isObject(parent.value)) return { path, part: 'missing', property: segs[n] };
+    if (n === segs.length - 1 && isObject(parent.value)) return { path, part: 'missing', property: segs[n]! };
     return { path };
   }
   return { path: [] };

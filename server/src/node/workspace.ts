@@ -70,7 +70,7 @@ export function createNodeWorkspace(root: string, openText: (absPath: string) =>
     },
     gitState(absPath) {
       let real: string;
-      let isDir = false;
+      let isDir: boolean;
       try {
         real = fs.realpathSync.native(absPath);
         isDir = fs.statSync(real).isDirectory();

@@ -94,7 +94,7 @@ const DEF_PATTERNS: RegExp[] = [
   /^\*\*([^*\n]+?)\*\*\s*(?::|—|–|\s-)\s*(\S[\s\S]*)$/,
   /^\*\*([^*\n]+?):\*\*\s+(\S[\s\S]*)$/,
   /^(`[^`\n]+`)\s*(?::|—|–)\s+(\S[\s\S]*)$/,
-  /^([A-Za-z][\w .\/()-]{0,38}?):\s+(\S[\s\S]*)$/,
+  /^([A-Za-z][\w ./()-]{0,38}?):\s+(\S[\s\S]*)$/,
   /^([^\s—–][^—–\n]{0,38}?)\s+[—–]\s+(\S[\s\S]*)$/,
 ];
 
@@ -279,8 +279,7 @@ export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
     const [from, to] = map;
     covered = Math.max(covered, to);
     const sourceAlnum = () => {
-      let text = linesText(ctx, from, to);
-      return countAlnum(text);
+      return countAlnum(linesText(ctx, from, to));
     };
     let block: Block | null = null;
     let modelAlnum = 0;

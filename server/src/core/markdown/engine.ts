@@ -423,7 +423,7 @@ export function renderToonAsMarkdown(toonText: string): string {
   try {
     value = decode(toonText, { strict: true }) as JsonValue;
   } catch (e) {
-    throw new Error(`TOON does not decode: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`TOON does not decode: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
   return renderModel(value);
 }

@@ -124,55 +124,48 @@ export function buildVerdict(i: VerdictInputs): VerdictV1 {
   const { verdict } = decide({ refused: i.refused, source: i.sourceChars, toon, warnings: sorted });
   const measured = measureChars(i.sourceChars, toon);
   const safe = safeToAutoApply({ verdict, mode: i.mode, lossless: i.lossless, valid: i.valid, savings: measured.savings, warnings: sorted }).safe;
-  const v: VerdictV1 = {
+  const ratios = i.ratios;
+  const sourceChars = i.sourceChars;
+  // Token counts are advisory and cost a tokenizer pass: an accessor pair computes them on first
+  // read and memoizes. It sits in the literal, so the wire order is kept, and it is enumerable, so
+  // JSON.stringify, schema validation and deep equality all read it.
+  let estimates: TokenEstimates | undefined;
+  return {
     schema_version: i.schemaVersion,
     verdict,
     safe_to_auto_apply: safe,
     profile: i.profile,
     measured_chars: measured,
-    token_estimates: null as unknown as TokenEstimates,
+    get token_estimates(): TokenEstimates {
+      return (estimates ??= tokenEstimates(i.sourceTokens(), i.candidateTokens(), sourceChars, toon, ratios));
+    },
+    set token_estimates(value: TokenEstimates) {
+      estimates = value;
+    },
     toon_candidate: i.includeCandidate && !i.refused ? i.candidateText() : null,
     warnings: sorted,
     flags: { lossless: i.lossless, valid: i.valid, target_reached: i.targetReached },
     mode: i.mode,
     delimiter: i.refused ? null : i.delimiter,
   };
-  const ratios = i.ratios;
-  const sourceChars = i.sourceChars;
-  defineLazy(v, 'token_estimates', () => tokenEstimates(i.sourceTokens(), i.candidateTokens(), sourceChars, toon, ratios));
-  return v;
-}
-
-/**
- * Makes `key` (already present, so its position in the wire order is kept) a lazily computed,
- * enumerable property: JSON.stringify, schema validation and deep equality all read it, and
- * nothing pays for it until something does (the editor re-plans on every keystroke pause).
- */
-export function defineLazy<T extends object, K extends keyof T>(obj: T, key: K, compute: () => T[K]): void {
-  Object.defineProperty(obj, key, {
-    enumerable: true,
-    configurable: true,
-    get() {
-      const value = compute();
-      Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
-      return value;
-    },
-    set(value: T[K]) {
-      Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
-    },
-  });
 }
 
 /** A copy of a verdict with some fields replaced, keeping the field order and a lazy token_estimates lazy. */
 export function withFields(v: VerdictV1, fields: Partial<VerdictV1>): VerdictV1 {
-  const lazy = Object.getOwnPropertyDescriptor(v, 'token_estimates')?.get !== undefined;
+  // Reading the copy's estimate reads the original's, which computes once and memoizes.
+  let estimates: TokenEstimates | undefined = fields.token_estimates;
   const out: VerdictV1 = {
     schema_version: v.schema_version,
     verdict: v.verdict,
     safe_to_auto_apply: v.safe_to_auto_apply,
     profile: v.profile,
     measured_chars: v.measured_chars,
-    token_estimates: lazy ? (null as unknown as TokenEstimates) : v.token_estimates,
+    get token_estimates(): TokenEstimates {
+      return (estimates ??= v.token_estimates);
+    },
+    set token_estimates(value: TokenEstimates) {
+      estimates = value;
+    },
     toon_candidate: v.toon_candidate,
     warnings: v.warnings,
     flags: v.flags,
@@ -180,8 +173,8 @@ export function withFields(v: VerdictV1, fields: Partial<VerdictV1>): VerdictV1 
     delimiter: v.delimiter,
     ...(v.context_plan !== undefined ? { context_plan: v.context_plan } : {}),
   };
-  for (const key of Object.keys(fields) as (keyof VerdictV1)[]) (out as unknown as Record<string, unknown>)[key] = fields[key];
-  // Reading the copy's estimate reads the original's, which computes once and memoizes.
-  if (lazy && !('token_estimates' in fields)) defineLazy(out, 'token_estimates', () => v.token_estimates);
+  for (const key of Object.keys(fields) as (keyof VerdictV1)[]) {
+    if (key !== 'token_estimates') (out as unknown as Record<string, unknown>)[key] = fields[key];
+  }
   return out;
 }

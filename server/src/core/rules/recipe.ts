@@ -59,7 +59,7 @@ export function appendSizeRule(value: unknown): Finding[] {
     if (appends.length === 0) continue;
     const bytes = requestBytes(call.args);
     if (bytes < APPEND_LIMIT_BYTES) continue;
-    const first = appends[0];
+    const first = appends[0]!;
     const path: JsonPath = typeof first.op.text === 'string' ? [...first.path, 'text'] : first.path;
     out.push({
       code: 'recipe/append-size',
@@ -135,7 +135,7 @@ export function chunkRules(value: unknown): Finding[] {
 /** recipe/chunk-sha for one commit, when every append of the chunk is in the document and in order. */
 function chunkShaFinding(id: string, recorded: unknown, s: ChunkSession, commitPath: JsonPath): Finding | undefined {
   if (typeof recorded !== 'string' || !s.inOrder) return undefined;
-  const complete = s.begun || (s.appends.length > 0 && s.appends[0].seq === 0);
+  const complete = s.begun || (s.appends.length > 0 && s.appends[0]!.seq === 0);
   if (!complete || !s.appends.every((a) => typeof a.text === 'string')) return undefined;
   const assembled = s.appends.map((a) => a.text as string).join('');
   const actual = sha256Hex(assembled);
