@@ -49,7 +49,7 @@ describe('toonlens profile/convert/plan', () => {
     assert.equal((await run(['profile', split, '--fail-on', 'refused'])).code, 0);
     const bad = await run(['profile', split, '--json', '--fail-on', 'nonsense']);
     assert.equal(bad.code, 1);
-    assert.equal(JSON.parse(bad.out).error.code, 'usage');
+    assert.equal(JSON.parse(bad.out).error.code, 'bad_request');
   });
 
   test('convert --out writes the candidate atomically; refused budget exits 0 with a null candidate', async () => {
@@ -73,10 +73,10 @@ describe('toonlens profile/convert/plan', () => {
   test('argument and I/O errors exit 1 with {"error":{code,message}} under --json', async () => {
     const missing = await run(['profile', 'no/such/file.md', '--json']);
     assert.equal(missing.code, 1);
-    assert.equal(JSON.parse(missing.out).error.code, 'io');
+    assert.equal(JSON.parse(missing.out).error.code, 'input_not_found');
     const budget = await run(['convert', split, '--json', '--mode', 'budget']);
     assert.equal(budget.code, 1);
-    assert.equal(JSON.parse(budget.out).error.code, 'usage');
+    assert.equal(JSON.parse(budget.out).error.code, 'bad_request');
     const unknown = await run(['plan', split, '--bogus']);
     assert.equal(unknown.code, 1);
     assert.match(unknown.err, /unknown option/);

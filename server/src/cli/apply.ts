@@ -12,11 +12,11 @@
  * report, else the report's folder (never the current directory: running from $HOME must not widen it).
  *
  * Exit codes: 0 nothing refused; 1 something was refused for safety (stale, unsafe path, git doubt, …);
- * 2 usage or I/O error (unreadable report, not JSON, a write that failed).
+ * 2 on an error (bad_request: bad arguments or a report that is not JSON; input_not_found; io: a write that failed).
  */
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import type { CliIO } from './io';
+import { defineCommand, flag, readError, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { parseJson } from '../core/json/parse';
 import { planExactEdit, type TierAllowed } from '../core/report/exactEdit';
 import { planBatch } from '../core/report/lenses';
@@ -26,13 +26,22 @@ import { applyChangesNode, createNodeWorkspace, findGitToplevel } from '../node/
 const USAGE = `Usage: toonlens apply <report.json> [--tier auto|confirm|all] [--dry-run] [--format text|json] [--root DIR]
 
 Applies the report's exact_edits that are safe to apply; prints one line per entry.
+
+Options:
   --tier auto      auto-tier entries only (default)
   --tier confirm   confirm-tier entries only (after you reviewed them)
   --tier all       both
   --dry-run        plan and print, write nothing
   --format json    machine-readable result
   --root DIR       folder every path must stay inside (default: the git work tree holding the report, else its folder)
-Exit: 0 ok, 1 something refused for safety, 2 usage or I/O error.
+  -h, --help       show this help
+
+Examples:
+  toonlens apply hygiene-report.json --dry-run
+  toonlens apply hygiene-report.json
+  toonlens apply hygiene-report.json --tier all --format json
+
+Exit status: 0 nothing refused, 1 something refused for safety, 2 on an error (bad_request, input_not_found, io).
 `;
 
 interface ApplyArgs {
@@ -43,39 +52,25 @@ interface ApplyArgs {
   root?: string;
 }
 
-function parseArgs(argv: string[]): ApplyArgs | string {
-  let report: string | undefined;
-  let tier: TierAllowed = 'auto';
-  let dryRun = false;
-  let format: 'text' | 'json' = 'text';
-  let root: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const value = (): string | undefined => {
-      const eq = a.indexOf('=');
-      if (eq >= 0) return a.slice(eq + 1);
-      i++;
-      return argv[i];
-    };
-    if (a === '--dry-run') dryRun = true;
-    else if (a === '--tier' || a.startsWith('--tier=')) {
-      const v = value();
-      if (v !== 'auto' && v !== 'confirm' && v !== 'all') return `--tier must be auto, confirm or all`;
-      tier = v;
-    } else if (a === '--format' || a.startsWith('--format=')) {
-      const v = value();
-      if (v !== 'text' && v !== 'json') return `--format must be text or json`;
-      format = v;
-    } else if (a === '--root' || a.startsWith('--root=')) {
-      const v = value();
-      if (!v) return '--root needs a directory';
-      root = v;
-    } else if (a.startsWith('-') && a !== '-') return `unknown option ${a}`;
-    else if (report === undefined) report = a;
-    else return 'apply takes exactly one report file';
-  }
-  if (report === undefined) return 'missing <report.json>';
-  return { report, tier, dryRun, format, root };
+const OPTIONS: OptionDefs = {
+  tier: { type: 'string', choices: ['auto', 'confirm', 'all'] },
+  'dry-run': { type: 'boolean' },
+  format: { type: 'string', choices: ['text', 'json'] },
+  root: { type: 'string' },
+};
+
+function applyArgs(p: ParsedArgs): ApplyArgs {
+  if (p.positionals.length === 0) throw usageError('missing <report.json>');
+  if (p.positionals.length > 1) throw usageError('apply takes exactly one report file');
+  const root = stringValue(p, 'root');
+  if (root === '') throw usageError('--root needs a directory');
+  return {
+    report: p.positionals[0]!,
+    tier: (stringValue(p, 'tier') as TierAllowed | undefined) ?? 'auto',
+    dryRun: flag(p, 'dry-run'),
+    format: (stringValue(p, 'format') as 'text' | 'json' | undefined) ?? 'text',
+    root,
+  };
 }
 
 type Status = 'applied' | 'would-apply' | 'skipped' | 'refused' | 'failed';
@@ -89,35 +84,20 @@ interface EntryResult {
   reason?: string;
 }
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(USAGE);
-    return 0;
-  }
-  const args = parseArgs(argv);
-  if (typeof args === 'string') {
-    io.stderr(`toonlens apply: ${args}\n\n${USAGE}`);
-    return 2;
-  }
+export const run = defineCommand({ name: 'apply', options: OPTIONS, help: USAGE, errorExit: 2 }, async (p, io) => {
+  const args = applyArgs(p);
   const reportPath = nodePath.resolve(io.cwd, args.report);
   let text: string;
   try {
     text = fs.readFileSync(reportPath, 'utf8');
   } catch (e) {
-    io.stderr(`toonlens apply: cannot read ${args.report}: ${(e as NodeJS.ErrnoException).code ?? String(e)}\n`);
-    return 2;
+    throw readError(args.report, e);
   }
   const parsed = parseJson(text.replace(/^\uFEFF/, ''));
-  if (!parsed.ok) {
-    io.stderr(`toonlens apply: ${args.report} is not JSON: ${parsed.problem.message}\n`);
-    return 2;
-  }
+  if (!parsed.ok) throw usageError(`${args.report} is not JSON: ${parsed.problem.message}`);
   const report = parsed.value;
   const root = args.root ? nodePath.resolve(io.cwd, args.root) : (findGitToplevel(nodePath.dirname(reportPath)) ?? nodePath.dirname(reportPath));
-  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
-    io.stderr(`toonlens apply: ${root} is not a directory\n`);
-    return 2;
-  }
+  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw usageError(`--root ${root} is not a directory`);
   const workspace = createNodeWorkspace(root);
   const batch = planBatch(report, (i) => planExactEdit(report, i, workspace, { tierAllowed: args.tier, trusted: true, reportFsPath: reportPath }));
 
@@ -166,4 +146,4 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
   }
   return ioFailed ? 2 : refused ? 1 : 0;
-}
+});

@@ -7,6 +7,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { CliIO } from './io';
+import { defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { VERSION } from '../version';
 import { checkBytes, TOO_LARGE_CODE, type CheckOptions, type CheckResult, type CheckSettings } from '../core/check';
 import { detectKind } from '../core/kinds';
@@ -18,20 +19,30 @@ import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, t
 
 export const CHECK_HELP = `Usage: toonlens check [options] <files|dirs|globs…>
 
-Diagnoses agent JSON documents (verdicts, docs-hygiene reports, critique reports,
-recipe-build MCP payloads). Directories are walked (node_modules and .git skipped)
-for the JSON documents ToonLens recognizes; files named explicitly are always read.
+Diagnoses agent JSON documents (verdicts, docs-hygiene reports, critique reports, recipe-build MCP
+payloads), markdown files and .toon files with exactly the editor's diagnostics. Directories are walked
+(node_modules and .git skipped) for markdown, .toon and the JSON documents ToonLens recognizes; files
+named explicitly are always read. The nearest .toonlens.json above each file sets rule severities
+and ignore globs.
 
 Options:
   --format text|json|sarif   output format (default text: path:line:col severity code message)
   --fix                      apply every unattended fix to the files, then report what remains
-  --exit-zero                exit 0 even when errors are found (usage and I/O errors still exit 2)
-  --kind KIND                treat every file as this kind (${DOCUMENT_KINDS.join(', ')})
+  --exit-zero                exit 0 even when errors are found (bad arguments and I/O errors still exit 2)
+  --kind KIND                treat every JSON file as this kind (${DOCUMENT_KINDS.join(', ')})
   --max-file-size-mb N       skip larger files with an info diagnostic (default 50)
+  --config FILE              use this config file instead of the nearest .toonlens.json
   -h, --help                 show this help
   --version                  print the version
 
-Exit status: 0 no error (or --exit-zero), 1 at least one error diagnostic, 2 usage or I/O error.
+Examples:
+  toonlens check .
+  toonlens check AGENTS.md docs/ 'agent-out/**/*.verdict.json'
+  toonlens check --format sarif . > toonlens.sarif
+  toonlens check --fix --kind verdict out/plan.json
+
+Exit status: 0 no error (or --exit-zero), 1 at least one error diagnostic, 2 on an error
+(bad_request, input_not_found, io).
 `;
 
 type Format = 'text' | 'json' | 'sarif';
@@ -45,69 +56,42 @@ export function setWorkspaceFactory(factory: WorkspaceFactory | undefined): void
   workspaceFactory = factory;
 }
 
-interface ParsedArgs {
+interface CheckArgs {
   format: Format;
   fix: boolean;
   /** Report errors but exit 0 (a demo or a report-only CI step). */
   exitZero?: boolean;
   kind?: DocumentKind;
   maxFileSizeMB?: number;
+  /** An explicit config file (instead of the nearest .toonlens.json). */
+  config?: string;
   targets: string[];
 }
 
-class UsageProblem extends Error {}
+const CHECK_OPTIONS: OptionDefs = {
+  format: { type: 'string', choices: ['text', 'json', 'sarif'] },
+  fix: { type: 'boolean' },
+  'exit-zero': { type: 'boolean' },
+  kind: { type: 'string', choices: DOCUMENT_KINDS },
+  'max-file-size-mb': { type: 'string' },
+  config: { type: 'string' },
+};
 
-function parseArgs(argv: string[]): ParsedArgs | 'help' | 'version' {
-  const out: ParsedArgs = { format: 'text', fix: false, targets: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new UsageProblem(`${flag} needs a value`);
-      return v;
-    };
-    switch (flag) {
-      case '-h':
-      case '--help':
-        return 'help';
-      case '--version':
-        return 'version';
-      case '--fix':
-        out.fix = true;
-        break;
-      case '--exit-zero':
-        out.exitZero = true;
-        break;
-      case '--format': {
-        const f = value();
-        if (f !== 'text' && f !== 'json' && f !== 'sarif') throw new UsageProblem(`--format must be text, json or sarif, not '${f}'`);
-        out.format = f;
-        break;
-      }
-      case '--kind': {
-        const k = value();
-        if (!DOCUMENT_KINDS.includes(k as DocumentKind)) throw new UsageProblem(`--kind must be one of ${DOCUMENT_KINDS.join(', ')}, not '${k}'`);
-        out.kind = k as DocumentKind;
-        break;
-      }
-      case '--max-file-size-mb': {
-        const n = Number(value());
-        if (!(n > 0)) throw new UsageProblem('--max-file-size-mb must be a positive number');
-        out.maxFileSizeMB = n;
-        break;
-      }
-      case '--':
-        out.targets.push(...argv.slice(i + 1));
-        i = argv.length;
-        break;
-      default:
-        if (a.startsWith('-') && a !== '-') throw new UsageProblem(`unknown option '${a}'`);
-        out.targets.push(a);
-    }
+function checkArgs(p: ParsedArgs): ParsedArgs & CheckArgs {
+  const out: CheckArgs = { format: (stringValue(p, 'format') as Format | undefined) ?? 'text', fix: flag(p, 'fix'), targets: p.positionals };
+  if (flag(p, 'exit-zero')) out.exitZero = true;
+  const kind = stringValue(p, 'kind');
+  if (kind !== undefined) out.kind = kind as DocumentKind;
+  const max = stringValue(p, 'max-file-size-mb');
+  if (max !== undefined) {
+    const n = Number(max);
+    if (!(n > 0)) throw usageError(`--max-file-size-mb must be a positive number, not '${max}'`);
+    out.maxFileSizeMB = n;
   }
-  if (out.targets.length === 0) throw new UsageProblem('no files, directories or globs given');
-  return out;
+  const config = stringValue(p, 'config');
+  if (config !== undefined) out.config = config;
+  if (out.targets.length === 0) throw usageError('no files, directories or globs given');
+  return { ...p, ...out };
 }
 
 /** One checked file, as the JSON format prints it. */
@@ -124,27 +108,8 @@ interface Position {
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
 const GLOB_CHARS = /[*?[\]{}]/;
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  let args: ParsedArgs;
-  try {
-    const parsed = parseArgs(argv);
-    if (parsed === 'help') {
-      io.stdout(CHECK_HELP);
-      return 0;
-    }
-    if (parsed === 'version') {
-      io.stdout(`${VERSION}\n`);
-      return 0;
-    }
-    args = parsed;
-  } catch (err) {
-    if (err instanceof UsageProblem) {
-      io.stderr(`toonlens check: ${err.message}\n\n${CHECK_HELP}`);
-      return 2;
-    }
-    throw err;
-  }
-
+export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: CHECK_HELP, errorExit: 2 }, async (p, io) => {
+  const args = checkArgs(p);
   settingsCache.clear(); // settings files may have changed since the previous run in this process
   const settings: CheckSettings = { maxFileSizeMB: args.maxFileSizeMB };
   let ioError = false;
@@ -176,7 +141,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       }
       for (const f of matches) add(f, true);
     } else {
-      io.stderr(`toonlens check: cannot read '${target}': no such file or directory\n`);
+      io.stderr(`toonlens check: input file not found: ${target}\n`);
       ioError = true;
     }
   }
@@ -241,7 +206,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
   if (ioError) return 2;
   return errors > 0 && !args.exitZero ? 1 : 0;
-}
+});
 
 /** Applies the unattended fixes and writes the file atomically; returns the re-check, undefined when nothing changed. */
 function fixFile(abs: string, result: CheckResult, opts: CheckOptions, io: CliIO): CheckResult | undefined | 'io-error' {

@@ -4,67 +4,43 @@
  *
  * Exit codes: 0 for every representable verdict (refused included); 1 for I/O,
  * argument or internal failures (with {"error":{"code","message"}} on stdout under
- * --json) and when --fail-on matches.
+ * --json, the producer's codes: bad_request, input_not_found, invalid_toon, internal; io is ours)
+ * and when --fail-on matches.
  */
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { decode } from '@toon-format/toon';
 import type { CliIO } from './io';
-import { convertDocument, planDocument, profileDocument, type EngineOptions, type PlanResult, type VerdictV1 } from '../core/markdown/engine';
+import { CliError, defineCommand, flag, readError, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
+import { displayWidth, truncateToWidth } from './textWidth';
+import { convertDocument, planDocument, profileDocument, type EngineOptions, type EngineMode, type PlanResult, type VerdictV1 } from '../core/markdown/engine';
 import { VERDICTS } from '../core/policy';
 
-class CliError extends Error {
-  constructor(
-    readonly code: 'usage' | 'io' | 'invalid_toon' | 'internal',
-    message: string,
-  ) {
-    super(message);
-  }
+const MODES = ['lossless', 'record', 'budget'] as const;
+const DELIMITERS = ['auto', 'comma', 'tab', 'pipe'] as const;
+
+const COMMON: OptionDefs = {
+  json: { type: 'boolean' },
+  stdin: { type: 'boolean' },
+  'fail-on': { type: 'string' },
+  'chars-per-token': { type: 'string' },
+};
+
+function str(p: ParsedArgs, name: string): string | undefined {
+  return stringValue(p, name);
 }
 
-interface Parsed {
-  positional: string[];
-  flags: Map<string, string | true>;
-}
-
-const VALUE_FLAGS = new Set(['--mode', '--delimiter', '--target-chars', '--target-tokens', '--out', '--fail-on', '--chars-per-token']);
-const BOOL_FLAGS = new Set(['--json', '--stdin', '--allow-lossy', '--help', '-h']);
-
-function parseArgs(argv: string[], allowed: string[]): Parsed {
-  const positional: string[] = [];
-  const flags = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a.startsWith('-') && a !== '-') {
-      const eq = a.indexOf('=');
-      const name = eq > 0 ? a.slice(0, eq) : a;
-      if (!allowed.includes(name) && name !== '--help' && name !== '-h') throw new CliError('usage', `unknown option '${name}'`);
-      if (VALUE_FLAGS.has(name)) {
-        const v = eq > 0 ? a.slice(eq + 1) : argv[++i];
-        if (v === undefined) throw new CliError('usage', `option '${name}' needs a value`);
-        flags.set(name, v);
-      } else if (BOOL_FLAGS.has(name)) flags.set(name, true);
-    } else positional.push(a);
-  }
-  return { positional, flags };
-}
-
-function str(p: Parsed, name: string): string | undefined {
-  const v = p.flags.get(name);
-  return typeof v === 'string' ? v : undefined;
-}
-
-function nonNegativeInt(p: Parsed, name: string): number | undefined {
+function positiveInt(p: ParsedArgs, name: string): number | undefined {
   const v = str(p, name);
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new CliError('usage', `${name} must be a non-negative integer, got '${v}'`);
+  if (!/^\d+$/.test(v) || Number(v) === 0) throw usageError(`--${name} must be a positive integer, not '${v}'`);
   return Number(v);
 }
 
 const SEVERITIES = ['info', 'warning'];
 
-function failOnList(p: Parsed): string[] {
-  const v = str(p, '--fail-on');
+function failOnList(p: ParsedArgs): string[] {
+  const v = str(p, 'fail-on');
   if (v === undefined) return [];
   const items = v
     .split(',')
@@ -72,56 +48,53 @@ function failOnList(p: Parsed): string[] {
     .filter(Boolean);
   for (const x of items) {
     if (!(VERDICTS as readonly string[]).includes(x) && !SEVERITIES.includes(x)) {
-      throw new CliError('usage', `--fail-on accepts verdicts (${VERDICTS.join(', ')}) and severities (${SEVERITIES.join(', ')}), got '${x}'`);
+      throw usageError(`--fail-on accepts verdicts (${VERDICTS.join(', ')}) and severities (${SEVERITIES.join(', ')}), got '${x}'`);
     }
   }
   return items;
 }
 
-function engineOptions(p: Parsed, sourceType: EngineOptions['sourceType']): EngineOptions {
+/** Engine options from the flags (choices of --mode and --delimiter are checked by the parser). */
+function engineOptions(p: ParsedArgs, sourceType: EngineOptions['sourceType']): EngineOptions {
   const opts: EngineOptions = { sourceType };
-  const mode = str(p, '--mode');
-  if (mode !== undefined) {
-    if (mode !== 'lossless' && mode !== 'record' && mode !== 'budget') throw new CliError('usage', `--mode must be lossless, record or budget, got '${mode}'`);
-    opts.mode = mode;
-  }
-  const delim = str(p, '--delimiter');
-  if (delim !== undefined) {
-    if (!['auto', 'comma', 'tab', 'pipe'].includes(delim)) throw new CliError('usage', `--delimiter must be auto, comma, tab or pipe, got '${delim}'`);
-    opts.delimiter = delim as EngineOptions['delimiter'];
-  }
-  opts.targetChars = nonNegativeInt(p, '--target-chars');
-  opts.targetTokens = nonNegativeInt(p, '--target-tokens');
-  if (opts.targetChars === undefined) delete opts.targetChars;
-  if (opts.targetTokens === undefined) delete opts.targetTokens;
-  if (p.flags.has('--allow-lossy')) opts.allowLossy = true;
+  const mode = str(p, 'mode');
+  if (mode !== undefined) opts.mode = mode as EngineMode;
+  const delim = str(p, 'delimiter');
+  if (delim !== undefined) opts.delimiter = delim as EngineOptions['delimiter'];
+  const targetChars = positiveInt(p, 'target-chars');
+  const targetTokens = positiveInt(p, 'target-tokens');
+  if (targetChars !== undefined) opts.targetChars = targetChars;
+  if (targetTokens !== undefined) opts.targetTokens = targetTokens;
+  if (flag(p, 'allow-lossy')) opts.allowLossy = true;
   if (opts.mode === 'budget' && opts.targetChars === undefined && opts.targetTokens === undefined) {
-    throw new CliError('usage', '--mode budget needs --target-chars and/or --target-tokens');
+    throw usageError('--mode budget needs --target-chars and/or --target-tokens');
   }
-  const cpt = str(p, '--chars-per-token');
+  const cpt = str(p, 'chars-per-token');
   if (cpt !== undefined) {
     const list = cpt.split(',').map((x) => Number(x.trim()));
-    if (!list.length || list.some((x) => !Number.isFinite(x) || x <= 0)) throw new CliError('usage', `--chars-per-token needs positive numbers, got '${cpt}'`);
+    if (!list.length || list.some((x) => !Number.isFinite(x) || x <= 0)) throw usageError(`--chars-per-token needs positive numbers, not '${cpt}'`);
     opts.charsPerToken = list;
   }
   return opts;
 }
 
-async function readInput(p: Parsed, io: CliIO): Promise<{ text: string; sourceType: EngineOptions['sourceType']; name: string }> {
-  if (p.flags.has('--stdin')) {
-    if (p.positional.length) throw new CliError('usage', 'give a file or --stdin, not both');
+async function readInput(p: ParsedArgs, io: CliIO): Promise<{ text: string; sourceType: EngineOptions['sourceType']; name: string }> {
+  const positionals = p.positionals.filter((x) => x !== '-');
+  if (flag(p, 'stdin') || (p.positionals.length === 1 && p.positionals[0] === '-')) {
+    if (positionals.length) throw usageError('give a file or --stdin, not both');
     return { text: await io.readStdin(), sourceType: 'stdin', name: '<stdin>' };
   }
-  if (p.positional.length !== 1) throw new CliError('usage', p.positional.length ? 'give exactly one file' : 'missing input: give a file or --stdin');
-  const file = path.resolve(io.cwd, p.positional[0]!);
+  if (positionals.length !== 1) throw usageError(positionals.length ? 'give exactly one file' : 'missing input: give a file or --stdin');
+  const name = positionals[0]!;
+  const file = path.resolve(io.cwd, name);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new CliError('io', `cannot read ${p.positional[0]}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw readError(name, e);
   }
   const ext = path.extname(file).toLowerCase();
-  return { text, sourceType: ext === '.md' || ext === '.markdown' || ext === '.mdx' ? 'markdown' : 'text', name: p.positional[0]! };
+  return { text, sourceType: ext === '.md' || ext === '.markdown' || ext === '.mdx' ? 'markdown' : 'text', name };
 }
 
 /** Atomic write: a temp file in the same folder, then rename over the target. */
@@ -179,7 +152,7 @@ function planTable(plan: PlanResult, name: string): string {
     const m = s.measured_chars;
     const tokensSaved = plan.sections[i]?.verdict?.token_estimates.savings ?? 0;
     return [
-      heading.length > 40 ? heading.slice(0, 39) + '…' : heading,
+      truncateToWidth(heading, 40),
       s.profile ?? '-',
       s.verdict ?? '-',
       s.action,
@@ -189,8 +162,9 @@ function planTable(plan: PlanResult, name: string): string {
     ];
   });
   const head = ['section', 'profile', 'verdict', 'action', 'chars before → after', 'savings', '~tokens saved'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  // Columns are measured in terminal cells, so CJK and emoji headings keep the table aligned.
+  const widths = head.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i]!))));
+  const fmt = (r: string[]) => r.map((c, i) => c + ' '.repeat(widths[i]! - displayWidth(c))).join('  ').trimEnd();
   const out = [`${name}: ${cp.sections.length} sections`, fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)];
   out.push('');
   out.push(`net: ${cp.net.source} → ${cp.net.hybrid} chars (savings ${cp.net.savings}, ${pct(cp.net.savings_pct)})`);
@@ -198,93 +172,140 @@ function planTable(plan: PlanResult, name: string): string {
   return out.join('\n') + '\n';
 }
 
+const EXIT_LINE = `Exit status: 0 for every representable verdict (refused included), 1 when --fail-on matches or on an
+error (bad_request, input_not_found, io, internal; under --json as {"error":{"code","message"}} on stdout).`;
+
 const HELP: Record<string, string> = {
-  profile: `Usage: toonlens profile <file | --stdin> [--json] [--fail-on LIST] [--chars-per-token LIST]
+  profile: `Usage: toonlens profile <file | - | --stdin> [--json] [--fail-on LIST] [--chars-per-token LIST]
 
 Profiles a markdown document and measures its lossless TOON candidate (verdict.v1, schema 1.0,
 toon_candidate null).
+
+Options:
   --json                 print the verdict JSON
+  --stdin, -             read the document from standard input
   --fail-on LIST         exit 1 when the verdict or a warning severity is in LIST (e.g. split_first,warning)
   --chars-per-token LIST ratio estimates to report (default 3.5,4,4.5)
+  -h, --help             show this help
+
+Examples:
+  toonlens profile AGENTS.md
+  toonlens profile AGENTS.md --json --fail-on split_first,warning
+  cat notes.md | toonlens profile --stdin --json
+
+${EXIT_LINE}
 `,
-  convert: `Usage: toonlens convert <file | --stdin> [--json] [options]
+  convert: `Usage: toonlens convert <file | - | --stdin> [--json] [options]
 
 Converts a markdown document to a TOON candidate (verdict.v1, schema 1.0).
-  --mode lossless|record|budget   default lossless
-  --delimiter auto|comma|tab|pipe default auto (shortest valid; ties comma, tab, pipe)
-  --target-chars N --target-tokens N   budget targets (budget mode needs one)
-  --allow-lossy          let budget mode compress semantically when lossless misses the target
-  --out FILE             write the candidate to FILE (atomically)
-  --json                 print the verdict JSON
-  --fail-on LIST         exit 1 when the verdict or a warning severity is in LIST
-  --chars-per-token LIST ratio estimates to report (default 3.5,4,4.5)
+
+Options:
+  --mode lossless|record|budget    default lossless
+  --delimiter auto|comma|tab|pipe  default auto (shortest valid; ties comma, tab, pipe)
+  --target-chars N                 budget target in characters (budget mode needs a target)
+  --target-tokens N                budget target in tokens
+  --allow-lossy                    let budget mode compress semantically when lossless misses the target
+  --out FILE                       write the candidate to FILE (atomically)
+  --json                           print the verdict JSON
+  --stdin, -                       read the document from standard input
+  --fail-on LIST                   exit 1 when the verdict or a warning severity is in LIST
+  --chars-per-token LIST           ratio estimates to report (default 3.5,4,4.5)
+  -h, --help                       show this help
+
+Examples:
+  toonlens convert config-table.md --out config-table.toon
+  toonlens convert AGENTS.md --json --mode record --delimiter tab
+  toonlens convert AGENTS.md --json --mode budget --target-tokens 800 --allow-lossy
+
+${EXIT_LINE}
 `,
-  plan: `Usage: toonlens plan <file | --stdin> [--json] [--out HYBRID.md] [--fail-on LIST]
+  plan: `Usage: toonlens plan <file | - | --stdin> [--json] [--out HYBRID.md] [--fail-on LIST]
 
 Measures every heading-bounded section standalone and assembles the hybrid document
-(verdict.v1 schema 1.1 with context_plan).
+(verdict.v1 schema 1.1 with context_plan). Without --json a table is printed, one row per section.
+
+Options:
   --out FILE             write the hybrid document to FILE (atomically)
-  --json                 print the plan JSON; without it a table is printed
+  --json                 print the plan JSON
   --delimiter auto|comma|tab|pipe
+  --stdin, -             read the document from standard input
   --fail-on LIST         exit 1 when the document verdict, a section verdict or a warning severity is in LIST
   --chars-per-token LIST ratio estimates to report (default 3.5,4,4.5)
+  -h, --help             show this help
+
+Examples:
+  toonlens plan AGENTS.md
+  toonlens plan AGENTS.md --out AGENTS.hybrid.md
+  toonlens plan AGENTS.md --json --fail-on review
+
+${EXIT_LINE}
 `,
   validate: `Usage: toonlens validate FILE.toon [--json]
 
-Strictly decodes a TOON file with the official decoder. Exit 0 when it decodes, 1 when not.
+Strictly decodes a TOON file with the official decoder.
+
+Options:
+  --json       print {"valid": true, "file": …}, or the error envelope (code invalid_toon)
+  -h, --help   show this help
+
+Examples:
+  toonlens validate orders.toon
+  toonlens validate orders.toon --json
+
+Exit status: 0 when it decodes, 1 when not (invalid_toon) or on an error (bad_request, input_not_found, io).
 `,
   decode: `Usage: toonlens decode FILE.toon [--out FILE] [--json]
 
 Strictly decodes a TOON file and prints (or writes) the JSON value.
+
+Options:
+  --out FILE   write the JSON to FILE (atomically) instead of printing it
+  --json       with --out, print {"written": FILE}
+  -h, --help   show this help
+
+Examples:
+  toonlens decode orders.toon
+  toonlens decode orders.toon --out orders.json
+
+Exit status: 0 when it decodes, 1 when not (invalid_toon) or on an error (bad_request, input_not_found, io).
 `,
 };
 
-function reportError(io: CliIO, json: boolean, e: unknown): number {
-  const err = e instanceof CliError ? e : new CliError('internal', e instanceof Error ? e.message : String(e));
-  if (json) io.stdout(JSON.stringify({ error: { code: err.code, message: err.message } }, null, 2) + '\n');
-  else io.stderr(`toonlens: ${err.message}\n`);
-  return 1;
+type Handler = (p: ParsedArgs, io: CliIO) => Promise<number>;
+
+/** The producer's exit contract: every failure exits 1 (under --json with the error envelope on stdout). */
+function command(name: string, options: OptionDefs, handler: Handler): (argv: string[], io: CliIO) => Promise<number> {
+  return defineCommand({ name, options, help: HELP[name]!, errorExit: 1 }, handler);
 }
-
-type Handler = (p: Parsed, io: CliIO) => Promise<number>;
-
-function command(name: string, allowed: string[], handler: Handler): (argv: string[], io: CliIO) => Promise<number> {
-  return async (argv, io) => {
-    const json = argv.includes('--json');
-    try {
-      const p = parseArgs(argv, allowed);
-      if (p.flags.has('--help') || p.flags.has('-h')) {
-        io.stdout(HELP[name]!);
-        return 0;
-      }
-      return await handler(p, io);
-    } catch (e) {
-      return reportError(io, json, e);
-    }
-  };
-}
-
-const COMMON = ['--json', '--stdin', '--fail-on', '--chars-per-token'];
 
 export const runProfile = command('profile', COMMON, async (p, io) => {
   const failOn = failOnList(p);
   const input = await readInput(p, io);
   const v = profileDocument(input.text, engineOptions(p, input.sourceType));
-  io.stdout(p.flags.has('--json') ? JSON.stringify(v, null, 2) + '\n' : summary(v, input.name));
+  io.stdout(flag(p, 'json') ? JSON.stringify(v, null, 2) + '\n' : summary(v, input.name));
   return failOnMatches(failOn, [v.verdict], v.warnings) ? 1 : 0;
 });
 
 export const runConvert = command(
   'convert',
-  [...COMMON, '--mode', '--delimiter', '--target-chars', '--target-tokens', '--allow-lossy', '--out'],
+  {
+    ...COMMON,
+    mode: { type: 'string', choices: MODES },
+    delimiter: { type: 'string', choices: DELIMITERS },
+    'target-chars': { type: 'string' },
+    'target-tokens': { type: 'string' },
+    'allow-lossy': { type: 'boolean' },
+    out: { type: 'string' },
+  },
   async (p, io) => {
     const failOn = failOnList(p);
+    const opts = engineOptions(p, undefined);
     const input = await readInput(p, io);
-    const opts = engineOptions(p, input.sourceType);
+    opts.sourceType = input.sourceType;
     const v = convertDocument(input.text, opts);
-    const out = str(p, '--out');
+    const out = str(p, 'out');
     if (out !== undefined && v.toon_candidate !== null) writeFileAtomic(io, out, v.toon_candidate + '\n');
-    if (p.flags.has('--json')) io.stdout(JSON.stringify(v, null, 2) + '\n');
+    if (flag(p, 'json')) io.stdout(JSON.stringify(v, null, 2) + '\n');
     else {
       io.stdout(summary(v, input.name));
       if (out === undefined && v.toon_candidate !== null) io.stdout(`\n${v.toon_candidate}\n`);
@@ -294,14 +315,14 @@ export const runConvert = command(
   },
 );
 
-export const runPlan = command('plan', [...COMMON, '--out', '--delimiter'], async (p, io) => {
+export const runPlan = command('plan', { ...COMMON, out: { type: 'string' }, delimiter: { type: 'string', choices: DELIMITERS } }, async (p, io) => {
   const failOn = failOnList(p);
   const input = await readInput(p, io);
   const opts = engineOptions(p, input.sourceType);
   const plan = planDocument(input.text, opts);
-  const out = str(p, '--out');
+  const out = str(p, 'out');
   if (out !== undefined) writeFileAtomic(io, out, plan.hybrid);
-  if (p.flags.has('--json')) io.stdout(JSON.stringify(plan.verdict, null, 2) + '\n');
+  if (flag(p, 'json')) io.stdout(JSON.stringify(plan.verdict, null, 2) + '\n');
   else {
     io.stdout(planTable(plan, input.name));
     if (out !== undefined) io.stdout(`wrote ${out}\n`);
@@ -312,13 +333,13 @@ export const runPlan = command('plan', [...COMMON, '--out', '--delimiter'], asyn
   return failOnMatches(failOn, verdicts, warnings) ? 1 : 0;
 });
 
-function readToon(p: Parsed, io: CliIO): { text: string; name: string } {
-  if (p.positional.length !== 1) throw new CliError('usage', p.positional.length ? 'give exactly one .toon file' : 'missing FILE.toon');
-  const name = p.positional[0]!;
+function readToon(p: ParsedArgs, io: CliIO): { text: string; name: string } {
+  if (p.positionals.length !== 1) throw usageError(p.positionals.length ? 'give exactly one .toon file' : 'missing FILE.toon');
+  const name = p.positionals[0]!;
   try {
     return { text: readFileSync(path.resolve(io.cwd, name), 'utf8').replace(/\r?\n$/, ''), name };
   } catch (e) {
-    throw new CliError('io', `cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw readError(name, e);
   }
 }
 
@@ -331,21 +352,21 @@ function strictDecode(text: string, name: string): unknown {
   }
 }
 
-export const runValidate = command('validate', ['--json'], async (p, io) => {
+export const runValidate = command('validate', { json: { type: 'boolean' } }, async (p, io) => {
   const { text, name } = readToon(p, io);
   strictDecode(text, name);
-  io.stdout(p.flags.has('--json') ? JSON.stringify({ valid: true, file: name }, null, 2) + '\n' : `${name}: valid TOON\n`);
+  io.stdout(flag(p, 'json') ? JSON.stringify({ valid: true, file: name }, null, 2) + '\n' : `${name}: valid TOON\n`);
   return 0;
 });
 
-export const runDecode = command('decode', ['--json', '--out'], async (p, io) => {
+export const runDecode = command('decode', { json: { type: 'boolean' }, out: { type: 'string' } }, async (p, io) => {
   const { text, name } = readToon(p, io);
   const value = strictDecode(text, name);
   const json = JSON.stringify(value, null, 2) + '\n';
-  const out = str(p, '--out');
+  const out = str(p, 'out');
   if (out !== undefined) {
     writeFileAtomic(io, out, json);
-    if (!p.flags.has('--json')) io.stdout(`wrote ${out}\n`);
+    if (!flag(p, 'json')) io.stdout(`wrote ${out}\n`);
     else io.stdout(JSON.stringify({ written: out }, null, 2) + '\n');
   } else io.stdout(json);
   return 0;

@@ -17,6 +17,3 @@ export const processIO: CliIO = {
   },
   cwd: process.cwd(),
 };
-
-/** A usage error: the command prints it and exits 2 (check/apply) or 1 (engine commands). */
-export class UsageError extends Error {}

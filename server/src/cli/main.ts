@@ -23,7 +23,7 @@ export const HELP = `toonlens ${VERSION} — TOON savings for markdown, diagnost
 Usage: toonlens <command> [options]
 
 Commands:
-  check [--format text|json|sarif] [--fix] <files|dirs|globs…>   diagnose agent JSON documents
+  check [--format text|json|sarif] [--fix] <files|dirs|globs…>   diagnose agent JSON, markdown and .toon files
   profile <file|--stdin> [--json]                                 profile a markdown document
   convert <file|--stdin> [--json] [--mode lossless|record|budget] convert markdown to a TOON candidate
   plan <file|--stdin> [--json] [--out HYBRID.md]                  per-section plan and hybrid document
@@ -32,22 +32,35 @@ Commands:
   apply <report.json> [--tier auto|confirm|all] [--dry-run]        apply a report's exact_edits safely
   schema-diff <old.json> <new.json> [--role input|output]          classify schema changes
 
-Run 'toonlens <command> --help' for a command's options. 'toonlens --version' prints the version.
+Examples:
+  toonlens check .
+  toonlens plan AGENTS.md
+  toonlens convert config-table.md --json
+
+Run 'toonlens <command> --help' for a command's options and examples. 'toonlens --version' prints the version.
 `;
+
+export const COMMANDS = Object.keys(commands);
 
 export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === '--help' || name === '-h' || name === 'help') {
+    if (name === 'help' && rest[0] && commands[rest[0]]) return main([rest[0], '--help'], io);
     io.stdout(HELP);
-    return name === undefined ? 2 : 0;
+    return 0;
   }
-  if (name === '--version' || name === '-v') {
+  if (name === undefined) {
+    // No command is a usage error: the help goes to stderr so a pipe does not mistake it for output.
+    io.stderr(HELP);
+    return 2;
+  }
+  if (name === '--version' || name === '-v' || name === '-V') {
     io.stdout(`${VERSION}\n`);
     return 0;
   }
   const load = commands[name];
   if (!load) {
-    io.stderr(`toonlens: unknown command '${name}'\n\n${HELP}`);
+    io.stderr(`toonlens: unknown command '${name}' (commands: ${COMMANDS.join(', ')}; see 'toonlens --help')\n`);
     return 2;
   }
   const command = await load();
@@ -61,7 +74,8 @@ export function runFromProcess(): void {
       process.exitCode = code;
     },
     (err) => {
-      process.stderr.write(`toonlens: internal error: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+      const message = err instanceof Error ? err.message : String(err);
+      process.stderr.write(`toonlens: internal error: ${message.split('\n')[0]}${process.env.TOONLENS_DEBUG ? `\n${err instanceof Error ? err.stack : ''}` : ''}\n`);
       process.exitCode = 2;
     },
   );
