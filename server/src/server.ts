@@ -15,6 +15,8 @@ import {
   type ClientCapabilities,
   type CodeAction,
   type CodeLens,
+  type CompletionItem,
+  type CompletionList,
   type Hover,
   type Command,
   type InitializeParams,
@@ -48,6 +50,7 @@ import { markdownDiagnosticsFeature } from './features/markdownDiagnostics';
 import { schemaDriftFeature } from './features/schemaDrift';
 import { reportEditsFeature } from './features/reportEdits';
 import { recipeCompletionFeature } from './features/recipeCompletion';
+import { jsonCompletionFeature } from './features/jsonCompletion';
 
 /** The feature modules, in the order their results are combined. */
 const FEATURES: FeatureModule[] = [
@@ -61,6 +64,7 @@ const FEATURES: FeatureModule[] = [
   schemaDriftFeature,
   reportEditsFeature,
   recipeCompletionFeature,
+  jsonCompletionFeature,
 ];
 // Tests only: a feature that throws on documents containing a marker (proves failures stay isolated).
 if (process.env.TOONLENS_FAULT_INJECTION) FEATURES.push(faultInjectionFeature(process.env.TOONLENS_FAULT_INJECTION));
@@ -186,6 +190,7 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
   if (instances.some(({ feature }) => feature.hover)) derived.hoverProvider = true;
   if (instances.some(({ feature }) => feature.codeLenses)) derived.codeLensProvider = { resolveProvider: false };
   if (instances.some(({ feature }) => feature.codeActions)) derived.codeActionProvider = true;
+  if (instances.some(({ feature }) => feature.completion)) derived.completionProvider = { triggerCharacters: ['"', ':'] };
   if (advertised.length) derived.executeCommandProvider = { commands: advertised };
 
   return {
@@ -302,6 +307,31 @@ connection.onCodeLens(async (params, token) => {
   if (!doc) return null;
   const lenses = await collect<CodeLens>('code lenses', doc.uri, (f) => f.codeLenses?.(doc, params, token));
   return token.isCancellationRequested ? null : lenses;
+});
+
+connection.onCompletion(async (params, token): Promise<CompletionList | null> => {
+  const doc = documents.get(params.textDocument.uri);
+  if (!doc) return null;
+  const lists = await collect<CompletionItem[] | CompletionList>('completion', doc.uri, async (f) => {
+    const r = await f.completion?.(doc, params, token);
+    return r ? [r] : r; // keep each feature's answer whole (a list may say it is incomplete)
+  });
+  if (token.isCancellationRequested) return null;
+  const items: CompletionItem[] = [];
+  const labels = new Set<string>();
+  let isIncomplete = false;
+  for (const r of lists) {
+    const list = Array.isArray(r) ? r : r.items;
+    if (!Array.isArray(r) && r.isIncomplete) isIncomplete = true;
+    for (const item of list) {
+      // The same value offered by two features ("op" as `begin_chunk` and as `"begin_chunk"`) is shown once.
+      const key = item.label.replace(/^"(.*)"$/, '$1');
+      if (labels.has(key)) continue;
+      labels.add(key);
+      items.push(item);
+    }
+  }
+  return { isIncomplete, items };
 });
 
 connection.onExecuteCommand(async (params, token) => {

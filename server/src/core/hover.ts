@@ -20,11 +20,18 @@ export interface KnownDocument {
   checkpoints?: TokenIndex;
 }
 
+/** A hover's markdown, the range it applies to, and where it came from (a kind's explainer, or the schema's description). */
+export interface JsonHover {
+  markdown: string;
+  range: OffsetRange;
+  source: 'explainer' | 'schema';
+}
+
 /**
  * Markdown for the property or value at `offset`, with the range it applies to; undefined for non-ToonLens documents.
  * With `known` (the memoized check of this very text, which `JSON.parse` accepted), nothing is parsed again here.
  */
-export function hoverAt(text: string, offset: number, opts: CheckOptions = {}, known?: KnownDocument): { markdown: string; range: OffsetRange } | undefined {
+export function hoverAt(text: string, offset: number, opts: CheckOptions = {}, known?: KnownDocument): JsonHover | undefined {
   const limit = (opts.settings?.maxFileSizeMB ?? 50) * 1024 * 1024;
   if (text.length > limit) return undefined;
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
@@ -75,15 +82,16 @@ export function hoverAt(text: string, offset: number, opts: CheckOptions = {}, k
   return explain(kind, value, location.path, { start: token.offset + bom, end: token.offset + token.length + bom });
 }
 
-function explain(kind: DocumentKind, value: unknown, path: JsonPath, range: OffsetRange): { markdown: string; range: OffsetRange } | undefined {
+function explain(kind: DocumentKind, value: unknown, path: JsonPath, range: OffsetRange): JsonHover | undefined {
   let markdown: string | undefined;
   try {
     markdown = EXPLAINERS[kind]?.(value, path);
   } catch {
     markdown = undefined; // an explainer bug must not take the hover down
   }
-  markdown ??= schemaHover(SCHEMAS[kind], value, path);
-  return markdown ? { markdown, range } : undefined;
+  if (markdown) return { markdown, range, source: 'explainer' };
+  markdown = schemaHover(SCHEMAS[kind], value, path);
+  return markdown ? { markdown, range, source: 'schema' } : undefined;
 }
 
 type Schema = Record<string, unknown>;

@@ -12,6 +12,9 @@ import type {
   CodeLens,
   CodeLensParams,
   Command,
+  CompletionItem,
+  CompletionList,
+  CompletionParams,
   Connection,
   Diagnostic,
   FileEvent,
@@ -49,6 +52,8 @@ export interface FeatureInstance {
   hover?(doc: TextDocument, params: HoverParams, token: CancellationToken): Awaitable<Hover | null | undefined>;
   codeActions?(doc: TextDocument, params: CodeActionParams, token: CancellationToken): Awaitable<(CodeAction | Command)[] | null | undefined>;
   codeLenses?(doc: TextDocument, params: CodeLensParams, token: CancellationToken): Awaitable<CodeLens[] | null | undefined>;
+  /** Completion items; every feature's items are combined (a label offered by an earlier feature is not repeated). */
+  completion?(doc: TextDocument, params: CompletionParams, token: CancellationToken): Awaitable<CompletionItem[] | CompletionList | null | undefined>;
   /** `workspace/executeCommand` handlers by command id (they are advertised unless the client registers them itself). */
   commands?: Record<string, CommandHandler>;
   /** Files changed on disk (the client watches `**∕*.{json,md,toon}`). */

@@ -23,32 +23,27 @@ export function completionPath(text: string, offset: number): { path: JsonPath; 
 
 export const recipeCompletionFeature: FeatureModule = {
   name: 'recipe-completion',
-  capabilities: () => ({ completionProvider: { triggerCharacters: ['"', ':'] } }),
   create(ctx) {
     const analyzer = jsonAnalyzer(ctx);
     return {
-      register(connection) {
-        connection.onCompletion(async (params: CompletionParams): Promise<CompletionItem[]> => {
-          const doc = ctx.documents.get(params.textDocument.uri);
-          if (!doc || !isJsonDocument(doc)) return [];
-          const settings = await ctx.settings.forDocument(doc.uri);
-          return ctx.guard('recipe completion', doc.uri, () => {
-            const kind = analyzer.analyze(doc, settings).kind ?? analyzer.lastKind(doc.uri);
-            if (kind !== 'recipe-input') return [];
-            const text = doc.getText();
-            const offset = doc.offsetAt(params.position);
-            const value = parse(text, [], { allowTrailingComma: true });
-            const { path, replace } = completionPath(text, offset);
-            return recipeCompletions(value, path).map((c, i) => {
-              const item: CompletionItem = { label: c.label, detail: c.detail, kind: CompletionItemKind.Value, sortText: String(i).padStart(4, '0') };
-              if (c.insertText !== undefined) {
-                if (replace) item.textEdit = { range: { start: doc.positionAt(replace.start), end: doc.positionAt(replace.end) }, newText: c.insertText };
-                else item.insertText = c.insertText;
-                item.insertTextFormat = InsertTextFormat.PlainText;
-              }
-              return item;
-            });
-          }, []);
+      async completion(doc, params: CompletionParams): Promise<CompletionItem[]> {
+        if (!isJsonDocument(doc)) return [];
+        const settings = await ctx.settings.forDocument(doc.uri);
+        const current = ctx.documents.get(doc.uri) ?? doc;
+        const kind = analyzer.analyze(current, settings).kind ?? analyzer.lastKind(doc.uri);
+        if (kind !== 'recipe-input') return [];
+        const text = current.getText();
+        const offset = current.offsetAt(params.position);
+        const value = parse(text, [], { allowTrailingComma: true });
+        const { path, replace } = completionPath(text, offset);
+        return recipeCompletions(value, path).map((c, i) => {
+          const item: CompletionItem = { label: c.label, detail: c.detail, kind: CompletionItemKind.Value, sortText: String(i).padStart(4, '0') };
+          if (c.insertText !== undefined) {
+            if (replace) item.textEdit = { range: { start: current.positionAt(replace.start), end: current.positionAt(replace.end) }, newText: c.insertText };
+            else item.insertText = c.insertText;
+            item.insertTextFormat = InsertTextFormat.PlainText;
+          }
+          return item;
         });
       },
     };
