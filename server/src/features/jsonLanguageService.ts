@@ -126,14 +126,14 @@ function requiredSnippet(root: Schema, node: Schema, required: string[]): string
   const lines: string[] = [];
   for (const name of required) {
     const prop = deref(root, props[name]);
-    lines.push(`\t${JSON.stringify(name)}: ${placeholder(root, prop, () => stop++)}`);
+    lines.push(`\t${JSON.stringify(name)}: ${placeholder(prop, () => stop++)}`);
   }
   if (lines.length === 0) return undefined;
   return `{\n${lines.join(',\n')}\n}`;
 }
 
 /** A snippet placeholder for a property value: the const itself, a choice of enum values, or a typed stop. */
-function placeholder(root: Schema, prop: Schema | undefined, next: () => number): string {
+function placeholder(prop: Schema | undefined, next: () => number): string {
   if (!prop) return `\${${next()}}`;
   if ('const' in prop) return JSON.stringify(prop.const);
   if (Array.isArray(prop.enum) && prop.enum.length > 0) {
