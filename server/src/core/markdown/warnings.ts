@@ -37,19 +37,69 @@ export const SPLIT_MIN_TRIGGERS = 3;
 export const SPLIT_MIN_POLICY_RULES = 3;
 export const SPLIT_MIN_PROCEDURE_STEPS = 3;
 
-/** Vague phrases (case-insensitive); a unit containing one is a vague instruction. */
+/**
+ * Vague phrases (case-insensitive). Strong ones make a unit vague whatever else it says; weak ones
+ * (hedges such as "where possible", "gracefully", "high quality") only when the unit has no concrete
+ * handle (inline code, a path, a number). A phrase inside quotation marks or backticks is an example
+ * being talked about, not an instruction, and never counts. Precision on the corpus: docs/engine.md.
+ */
 export const VAGUE_PHRASES: readonly RegExp[] = [
-  /\bbe (?:careful|smart|helpful|thoughtful|mindful|sensible|reasonable)\b/i,
-  /\bsmart about\b/i,
-  /\buse (?:good|your|best|sound) judg(?:e)?ment\b/i,
-  /\buse common sense\b/i,
-  /\b(?:as|when|where|if) (?:appropriate|possible|needed|necessary)\b/i,
-  /\bgracefully\b/i,
-  /\bdo the right thing\b/i,
-  /\bmake (?:it|this|that|things|everything|the \w+) better\b/i,
-  /\bimprove (?:the )?quality\b/i,
-  /\bhigh[- ]quality\b/i,
+  /\bbe (?:careful|smart|helpful|thoughtful|mindful|sensible|reasonable)\b/gi,
+  /\bsmart about\b/gi,
+  /\buse (?:good|your|best|sound) judg(?:e)?ment\b/gi,
+  /\buse common sense\b/gi,
+  /\bdo the right thing\b/gi,
+  /\bmake (?:it|this|that|things|everything|the \w+) better\b/gi,
 ];
+export const WEAK_VAGUE_PHRASES: readonly RegExp[] = [
+  /\b(?:as|when|where|if) (?:appropriate|possible|needed|necessary)\b/gi,
+  /\bgracefully\b/gi,
+  /\bimprove (?:the )?quality\b/gi,
+  /\bhigh[- ]quality\b/gi,
+];
+/** A concrete handle: inline code, a path-like token, or a number. */
+const CONCRETE_HANDLE = /`[^`\n]+`|\w\/\w|\d/;
+
+/** Spans of `text` inside "…", “…”, «…» or `…` (a linear scan; an unclosed quote opens no span). */
+export function quotedSpans(text: string): [number, number][] {
+  const spans: [number, number][] = [];
+  const closers: Record<string, string> = { '"': '"', '\u201c': '\u201d', '\u00ab': '\u00bb', '`': '`' };
+  let open = -1;
+  let closer = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (open < 0) {
+      const cl = closers[c];
+      if (cl) {
+        open = i;
+        closer = cl;
+      }
+    } else if (c === closer) {
+      spans.push([open, i]);
+      open = -1;
+    }
+  }
+  return spans;
+}
+
+/** Whether some phrase of `res` matches `text` outside every quoted span. */
+function matchesUnquoted(res: readonly RegExp[], text: string, spans: [number, number][]): boolean {
+  for (const re of res) {
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      const at = m.index;
+      if (!spans.some(([a, b]) => at > a && at < b)) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether a rule text reads as a vague instruction (see {@link VAGUE_PHRASES}). */
+export function isVagueRule(text: string): boolean {
+  const spans = quotedSpans(text);
+  if (matchesUnquoted(VAGUE_PHRASES, text, spans)) return true;
+  return matchesUnquoted(WEAK_VAGUE_PHRASES, text, spans) && !CONCRETE_HANDLE.test(text);
+}
 
 const DUP_SUGGESTION = 'Merge these rules or keep only the version with the clearest action and scope.';
 const VAGUE_SUGGESTION = 'Rewrite as a concrete rule with an action, condition, and verification step.';
@@ -264,7 +314,7 @@ export function sliceRules(p: ParsedSlice, section: string): RuleRef[] {
 export function vagueRuleWarnings(p: ParsedSlice, section: string): VerdictWarning[] {
   const out: VerdictWarning[] = [];
   for (const u of p.units) {
-    if (!VAGUE_PHRASES.some((re) => re.test(u.text))) continue;
+    if (!isVagueRule(u.text)) continue;
     out.push({
       code: 'vague_rule',
       severity: 'warning',
