@@ -47,6 +47,8 @@ import { markdownLensesFeature } from './features/markdownLenses';
 import { markdownHoverFeature } from './features/markdownHover';
 import { markdownConvertFeature } from './features/markdownConvert';
 import { markdownDiagnosticsFeature } from './features/markdownDiagnostics';
+import { configureMarkdownLanguages } from './features/markdownPlans';
+import { configureOriginals } from './features/markdownFences';
 import { schemaDriftFeature } from './features/schemaDrift';
 import { reportEditsFeature } from './features/reportEdits';
 import { recipeCompletionFeature } from './features/recipeCompletion';
@@ -126,6 +128,8 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
   clientCapabilities = params.capabilities;
   const init = (params.initializationOptions ?? {}) as ToonLensInitializationOptions;
   trusted = init.trusted !== false;
+  configureMarkdownLanguages(init);
+  configureOriginals(init.storagePath, log.warn);
   folders = new WorkspaceFolders(params);
   settings = new SettingsStore(connection, !!params.capabilities.workspace?.configuration, init.settings, log.warn);
 
@@ -235,6 +239,7 @@ connection.onDidChangeConfiguration((change) => {
 connection.onNotification(TRUST_GRANTED_NOTIFICATION, () => {
   trusted = true;
   scheduler?.scheduleAll(OPEN_DELAY_MS);
+  refreshCodeLenses();
 });
 
 const opened = new Set<string>();

@@ -217,7 +217,7 @@ function markdownProperty(stats: Stats, huge: boolean) {
       const doc = TextDocument.create('file:///fuzz/doc.md', 'markdown', 1, text);
       const lenses = markdownCodeLenses(doc, plan, minPct);
       const fences = toonFenceDiagnostics(text);
-      const warnings = sectionWarningDiagnostics(plan, text.length);
+      const warnings = sectionWarningDiagnostics(plan, text);
       assertDiagnostics(fences, text.length, 'toonFenceDiagnostics');
       assertDiagnostics(warnings, text.length, 'sectionWarningDiagnostics');
       // The slices tile the document.

@@ -27,24 +27,27 @@ describe('markdown over LSP', () => {
     await h.shutdown();
   });
 
-  test('one lens per heading, titled from the engine verdict, plus the plan lens', async () => {
+  test('a verdict lens per section worth one, an action lens per convert verdict, plus the plan lens', async () => {
     const uri = h.openFile('AGENTS.md', AGENTS, 'markdown');
     const lenses = (await h.codeLenses(uri)) ?? [];
     const plan = planDocument(AGENTS);
     const measured = plan.sections.filter((s) => s.verdict);
-    const sectionLenses = lenses.filter((l) => !(l.range.start.line === 0 && /^TOON plan|^Convert all/.test(l.command?.title ?? '')));
-    assert.equal(sectionLenses.length, measured.length);
-    assert.deepEqual(sectionLenses.map((l) => l.range.start.line), headingLines(AGENTS));
-    for (const [i, s] of measured.entries()) {
-      const lens = sectionLenses[i]!;
+    const verdictLenses = lenses.filter((l) => l.command?.command === 'toonlens.showVerdict' && l.range.start.line > 0);
+    assert.equal(verdictLenses.length, measured.length - 1, 'every section but the plan line has its verdict lens');
+    assert.deepEqual(verdictLenses.map((l) => l.range.start.line), headingLines(AGENTS).slice(1));
+    for (const l of lenses) assert.ok(l.command?.tooltip, `a tooltip on ${l.command?.title}`);
+    for (const s of measured.slice(1)) {
+      const line = positionAt(AGENTS, s.slice.charStart).line;
+      const lens = verdictLenses.find((l) => l.range.start.line === line)!;
       const v = s.verdict!;
-      if (s.action === 'convert') {
-        assert.equal(lens.command?.command, 'toonlens.convertSection');
-        assert.match(lens.command!.title, new RegExp(`^TOON −${Math.abs(v.measured_chars.savings_pct).toFixed(1)}% · [\\d,]+ → [\\d,]+ chars · ~[\\d,]+ tokens saved · convert$`));
-      } else {
-        assert.equal(lens.command?.command, 'toonlens.showVerdict');
-        if (v.verdict === 'keep_markdown') assert.match(lens.command!.title, /^keep markdown \(/);
-      }
+      const tok = v.token_estimates.savings;
+      assert.match(lens.command!.title, new RegExp(`^TOON ${tok > 0 ? 'saves' : tok < 0 ? 'costs' : 'saves no'} `));
+      assert.match(lens.command!.title, new RegExp(`\\(${Math.abs(v.measured_chars.savings_pct).toFixed(1)}% ${v.measured_chars.savings_pct > 0 ? 'fewer' : 'more'}\\)`));
+      assert.doesNotMatch(lens.command!.title, /[−+]\d/, 'no signed percentages: saves/costs say the direction');
+      const action = lenses.filter((l) => l.range.start.line === line && l.command?.command === 'toonlens.convertSection');
+      assert.equal(action.length, s.action === 'convert' ? 1 : 0, `one Convert action lens exactly when the verdict converts (${headingLines(AGENTS)})`);
+      if (action[0]) assert.equal(action[0].command!.title, 'Convert to TOON');
+      if (v.verdict === 'keep_markdown') assert.match(lens.command!.title, / · keep markdown$/);
     }
     const top = lenses.filter((l) => l.range.start.line === 0 && /^TOON plan/.test(l.command?.title ?? ''));
     assert.equal(top.length, 1);
@@ -59,7 +62,7 @@ describe('markdown over LSP', () => {
     const uri = h.openFile('threshold.md', AGENTS, 'markdown');
     const lenses = (await h.codeLenses(uri)) ?? [];
     const kept = planDocument(AGENTS).sections.filter((s) => s.verdict && s.verdict.measured_chars.savings_pct >= 15).length;
-    assert.equal(lenses.filter((l) => !/^TOON plan|^Convert all/.test(l.command?.title ?? '')).length, kept);
+    assert.equal(lenses.filter((l) => l.command?.command === 'toonlens.showVerdict' && !/^TOON plan/.test(l.command?.title ?? '')).length, kept);
     await h.setSettings({});
     h.close(uri);
   });

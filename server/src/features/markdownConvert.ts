@@ -2,22 +2,30 @@
  * Convert / Revert on markdown, as commands (lenses, palette) and as `refactor.rewrite` code actions:
  * - Convert section to TOON: the section becomes exactly its §7 hybrid segment (heading line, fenced
  *   candidate), only when the candidate strictly decodes; one versioned edit, so Undo restores the bytes.
- * - Revert to Markdown: a ```toon fence (with the heading line in front of it, when the model names that
- *   heading) becomes the markdown rendering of the decoded model.
+ * - Revert to Markdown: a ```toon fence gives back the exact markdown ToonLens converted (in this session or
+ *   an earlier one: originals are kept by the fence's content hash, in memory and under the client's storage
+ *   directory); a fence ToonLens did not convert (or that was edited since) becomes the canonical markdown
+ *   rendering of its decoded model, and the outcome says so.
+ * - In an untrusted workspace nothing is converted or reverted (the lenses say why).
+ * - Converting a section whose verdict is not convert (from the palette or a code action) asks first,
+ *   with what it would really cost or save.
  * - Convert all recommended sections: the plan's verified hybrid, as one edit of every converted section.
  */
 import { CodeActionKind, TextDocumentEdit, type CodeAction, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { convertSectionEdit, renderToonAsMarkdown, type PlanResult, type SectionResult } from '../core/markdown/engine';
-import { findToonFences, type ToonFence } from '../core/toon/fences';
+import { convertSectionEdit, type PlanResult, type SectionResult } from '../core/markdown/engine';
+import { originalRecordFor, revertDescription, revertEdit, type OriginalRecord } from '../core/markdown/revert';
 import type { FeatureContext, FeatureModule } from './feature';
-import { COMMANDS } from './protocol';
-import { fmtChange, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, sectionAtOffset, sectionStartingAt } from './markdownPlans';
+import { COMMANDS, REMEMBER_ORIGINALS_COMMAND } from './protocol';
+import { charsChange, fmtSavingsPct, headingText, isMarkdownDocument, markdownPlans, type MarkdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset, sectionStartingAt } from './markdownPlans';
+import { convertedFenceOf, fenceAtOffset, originals, toonFencesOf, type FenceAt } from './markdownFences';
 
 /** What a convert/revert command answers (also shown by the client when not applied). */
 export interface CommandOutcome {
   applied: boolean;
   message: string;
+  /** Revert only: whether the exact original came back (else canonical markdown). */
+  exact?: boolean;
 }
 
 interface SectionArg {
@@ -63,42 +71,41 @@ export function convertAllWorkspaceEdit(doc: TextDocument, plan: PlanResult): Wo
   return edits.length ? versioned(doc, edits) : undefined;
 }
 
-/** Offsets of a fence's whole extent: from its opening line's start to the end of its closing line (before the line break). */
-function fenceExtent(text: string, f: ToonFence): { start: number; end: number } {
-  const start = text.lastIndexOf('\n', f.infoStart - 1) + 1;
-  let end = f.contentEnd;
-  if (f.closed) {
-    while (end < text.length && text[end] !== '\n' && text[end] !== '\r') end++;
-  }
-  return { start, end };
-}
-
 /** The fence whose extent contains `offset`. */
-export function fenceAt(text: string, offset: number): { fence: ToonFence; start: number; end: number } | undefined {
-  for (const fence of findToonFences(text)) {
-    const { start, end } = fenceExtent(text, fence);
-    if (offset >= start && offset <= end) return { fence, start, end };
-  }
-  return undefined;
+export function fenceAt(doc: TextDocument, offset: number): FenceAt | undefined {
+  return fenceAtOffset(toonFencesOf(doc), offset);
 }
 
-/**
- * The revert edit of a fence: the decoded model rendered as markdown. When the rendering starts with the
- * heading line that stands right before the fence (as Convert leaves it), that line is replaced too.
- * Throws an Error with the decoder's message when the fence does not decode.
- */
-export function revertEdit(text: string, at: { fence: ToonFence; start: number; end: number }): { start: number; end: number; newText: string } {
-  let rendered = renderToonAsMarkdown(at.fence.content).replace(/(\r?\n)+$/, '');
-  let start = at.start;
-  const prevEnd = start - 1;
-  if (prevEnd > 0) {
-    const prevStart = text.lastIndexOf('\n', prevEnd - 1) + 1;
-    const prevLine = text.slice(prevStart, prevEnd).replace(/\r$/, '');
-    const firstRendered = rendered.split('\n', 1)[0]!;
-    if (/^#{1,6}(\s|$)/.test(prevLine) && prevLine.trim() === firstRendered.trim()) start = prevStart;
-  }
-  if (text.slice(0, at.end).includes('\r\n')) rendered = rendered.replace(/\r?\n/g, '\r\n');
-  return { start, end: at.end, newText: rendered };
+/** What Convert remembers for exact Revert: one record per converted section. */
+export interface RememberOriginalsArg {
+  records: { key: string; record: OriginalRecord }[];
+}
+
+function originalsFor(doc: TextDocument, sections: (SectionResult & { candidate: string })[]): RememberOriginalsArg {
+  const text = doc.getText();
+  return { records: sections.map((s) => originalRecordFor(text.slice(s.slice.charStart, s.slice.charEnd), s.slice.headingEnd - s.slice.charStart, s.candidate)) };
+}
+
+function remember(arg: RememberOriginalsArg): void {
+  for (const { key, record } of arg.records) originals().put(key, record);
+}
+
+/** The confirmation asked before converting a section whose verdict is not convert: its real cost. */
+export function convertAnywayQuestion(s: SectionResult): { message: string; detail: string } {
+  const v = s.verdict!;
+  return {
+    message: `Convert “${headingText(s)}” to TOON? Its verdict is ${v.verdict.replace(/_/g, ' ')}.`,
+    detail: `TOON ${savesOrCosts(v.token_estimates.savings, 'token')} (${v.token_estimates.estimator}) · ${charsChange(v.measured_chars)}.${v.warnings.length ? ` Warnings: ${v.warnings.map((w) => w.code.replace(/_/g, ' ')).join(', ')}.` : ''}`,
+  };
+}
+
+const RESTRICTED = 'restricted mode: ToonLens does not edit files in an untrusted workspace (trust the workspace to convert or revert)';
+
+/** The fence a converted section consists of, when `offset` is in that section (on its heading, say). */
+function convertedFenceAtHeading(doc: TextDocument, offset: number, plans: MarkdownPlans): FenceAt | undefined {
+  if (!toonFencesOf(doc).length) return undefined;
+  const s = sectionAtOffset(plans.planFor(doc), offset);
+  return s ? convertedFenceOf(doc.getText(), s, toonFencesOf(doc)) : undefined;
 }
 
 function sectionFromArg(doc: TextDocument, plan: PlanResult, a: SectionArg): SectionResult | undefined {
@@ -117,6 +124,7 @@ export function markdownConvertCommands(ctx: FeatureContext) {
 
   function docFor(a: SectionArg | undefined): TextDocument | string {
     if (!a) return 'no document given';
+    if (!ctx.isTrusted()) return RESTRICTED;
     const doc = ctx.documents.get(a.uri);
     if (!doc || !isMarkdownDocument(doc)) return 'the markdown document is not open';
     if (typeof a.version === 'number' && a.version !== doc.version) return 'the document changed since the lens was computed; try again';
@@ -131,7 +139,14 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       const s = sectionFromArg(doc, plans.planFor(doc), a!);
       if (!s) return { applied: false, message: 'no measured section here' };
       if (!convertible(s)) return { applied: false, message: `“${headingText(s)}” has no TOON candidate that decodes` };
-      return apply(convertSectionWorkspaceEdit(doc, s), `Convert “${headingText(s)}” to TOON`);
+      if (s.action !== 'convert') {
+        const ok = await ctx.confirm({ ...convertAnywayQuestion(s), confirmLabel: 'Convert anyway' });
+        if (!ok) return { applied: false, message: 'cancelled' };
+      }
+      const memo = originalsFor(doc, [s]);
+      const outcome = await apply(convertSectionWorkspaceEdit(doc, s), `Convert “${headingText(s)}” to TOON`);
+      if (outcome.applied) remember(memo);
+      return outcome;
     },
     async [COMMANDS.revertSection](args: unknown[]): Promise<CommandOutcome> {
       const a = asArg(args);
@@ -139,15 +154,16 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       if (typeof doc === 'string') return { applied: false, message: doc };
       const text = doc.getText();
       const offset = typeof a!.sectionStart === 'number' ? a!.sectionStart : a!.position ? doc.offsetAt(a!.position) : -1;
-      const at = fenceAt(text, offset);
+      const at = fenceAt(doc, offset) ?? convertedFenceAtHeading(doc, offset, plans);
       if (!at) return { applied: false, message: 'the cursor is not in a ```toon fence' };
       let e;
       try {
-        e = revertEdit(text, at);
+        e = revertEdit(text, at, originals());
       } catch (err) {
         return { applied: false, message: err instanceof Error ? err.message : String(err) };
       }
-      return apply(versioned(doc, [lspEdit(doc, e.start, e.end, e.newText)]), 'Revert TOON to Markdown');
+      const outcome = await apply(versioned(doc, [lspEdit(doc, e.start, e.end, e.newText)]), 'Revert TOON to Markdown');
+      return outcome.applied ? { applied: true, message: `Reverted to Markdown: ${revertDescription(e.kind)}`, exact: e.kind !== 'canonical' } : outcome;
     },
     async [COMMANDS.convertAll](args: unknown[]): Promise<CommandOutcome> {
       const a = asArg(args);
@@ -156,14 +172,23 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       const plan = plans.planFor(doc);
       const cp = plan.verdict.context_plan!;
       if (!cp.reassembly_verified) return { applied: false, message: 'the hybrid did not verify; nothing converted' };
-      if (!cp.recommend_hybrid) return { applied: false, message: `the plan does not recommend converting (net ${fmtChange(cp.net.savings_pct)})` };
+      if (!cp.recommend_hybrid) return { applied: false, message: `the plan does not recommend converting (net ${fmtSavingsPct(cp.net.savings_pct)} chars)` };
       if (!cp.safe_to_auto_apply) {
         const ok = await ctx.confirm({ message: 'Convert every recommended section to TOON?', detail: 'The plan is not safe to auto-apply: some converted sections carry warnings.', confirmLabel: 'Convert' });
         if (!ok) return { applied: false, message: 'cancelled' };
       }
       const edit = convertAllWorkspaceEdit(doc, plan);
       if (!edit) return { applied: false, message: 'no section converts' };
-      return apply(edit, `Convert ${plan.sections.filter((s) => s.action === 'convert').length} sections to TOON`);
+      const memo = originalsFor(doc, plan.sections.filter((s): s is SectionResult & { candidate: string } => s.action === 'convert' && convertible(s)));
+      const outcome = await apply(edit, `Convert ${plan.sections.filter((s) => s.action === 'convert').length} sections to TOON`);
+      if (outcome.applied) remember(memo);
+      return outcome;
+    },
+    [REMEMBER_ORIGINALS_COMMAND](args: unknown[]): { remembered: number } {
+      const a = args[0] as RememberOriginalsArg | undefined;
+      const records = Array.isArray(a?.records) ? a.records.filter((r) => r && typeof r.key === 'string' && r.record && typeof r.record.heading === 'string' && typeof r.record.original === 'string') : [];
+      remember({ records });
+      return { remembered: records.length };
     },
   };
 }
@@ -187,11 +212,19 @@ export const markdownConvertFeature: FeatureModule = {
           const actions: CodeAction[] = [];
           const offset = current.offsetAt(params.range.start);
           const text = current.getText();
-          const at = fenceAt(text, offset);
+          const trusted = ctx.isTrusted();
+          const disabled = (title: string): CodeAction[] =>
+            ctx.clientCapabilities.textDocument?.codeAction?.disabledSupport ? [{ title, kind: CodeActionKind.RefactorRewrite, disabled: { reason: RESTRICTED } }] : [];
+          const at = fenceAt(current, offset) ?? convertedFenceAtHeading(current, offset, plans);
           if (at) {
+            if (!trusted) return disabled('Revert to Markdown');
             try {
-              const e = revertEdit(text, at);
-              actions.push({ title: 'Revert to Markdown', kind: CodeActionKind.RefactorRewrite, edit: versioned(current, [lspEdit(current, e.start, e.end, e.newText)]) });
+              const e = revertEdit(text, at, originals());
+              actions.push({
+                title: e.kind === 'canonical' ? 'Revert to Markdown (canonical rendering: original not known)' : 'Revert to Markdown',
+                kind: CodeActionKind.RefactorRewrite,
+                edit: versioned(current, [lspEdit(current, e.start, e.end, e.newText)]),
+              });
             } catch {
               // A fence that does not decode has a toon/fence-decode diagnostic instead.
             }
@@ -200,12 +233,21 @@ export const markdownConvertFeature: FeatureModule = {
           const s = sectionAtOffset(plans.planFor(current), offset);
           if (convertible(s)) {
             const v = s.verdict!;
-            actions.push({
-              title: `Convert section to TOON (${fmtChange(v.measured_chars.savings_pct)}, verdict ${v.verdict})`,
-              kind: CodeActionKind.RefactorRewrite,
-              isPreferred: s.action === 'convert',
-              edit: convertSectionWorkspaceEdit(current, s),
-            });
+            const title = `Convert section to TOON (${savesOrCosts(v.token_estimates.savings, 'token')}, verdict ${v.verdict.replace(/_/g, ' ')})`;
+            if (!trusted) return disabled(title);
+            const arg = { uri: current.uri, version: current.version, sectionStart: s.slice.charStart };
+            actions.push(
+              s.action === 'convert'
+                ? {
+                    title,
+                    kind: CodeActionKind.RefactorRewrite,
+                    isPreferred: true,
+                    edit: convertSectionWorkspaceEdit(current, s),
+                    command: { title: 'Remember the original for Revert', command: REMEMBER_ORIGINALS_COMMAND, arguments: [originalsFor(current, [s])] },
+                  }
+                : // Not recommended: the command asks first, with the real cost.
+                  { title, kind: CodeActionKind.RefactorRewrite, command: { title, command: COMMANDS.convertSection, arguments: [arg] } },
+            );
           }
           return actions;
         }, []);

@@ -1,8 +1,11 @@
 /**
  * Diagnostics on markdown and `.toon` files:
- * - the verdict engine's warnings that point at text (`toon/duplicate-rule`, `toon/vague-rule`,
- *   `toon/long-section`, `toon/split-candidate`), with the engine's severity, where they point;
+ * - the verdict engine's warnings that point at text (`toon/duplicate-rule`, `toon/vague-rule` where they
+ *   point; `toon/long-section`, `toon/split-candidate` on the section's heading line, never across its body),
+ *   none on a converted section (a ```toon fence is TOON already) or inside any ```toon fence;
  * - `toon/fence-decode` for a ```toon fence (or a .toon file) that fails a strict decode.
+ * It is also where a markdown document's analysis runs once per version, so it sends the status-bar
+ * text for that document: "analysing…" while the plan is computed, then the plan's figures.
  */
 import type { Diagnostic } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -11,7 +14,9 @@ import { toonFenceDiagnostics, toonFileDiagnostics } from '../core/toon/fences';
 import type { CoreDiagnostic } from '../core/types';
 import type { FeatureModule } from './feature';
 import { toLspDiagnostic } from './diagnostics';
-import { isMarkdownDocument, isToonDocument, markdownPlans, overSizeLimit } from './markdownPlans';
+import { charsChange, fmtInt, isMarkdownDocument, isToonDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
+import { convertedFenceOf, toonFencesIn, type FenceAt } from './markdownFences';
+import type { StatusParams } from './protocol';
 
 /** Engine warning codes shown as diagnostics, and their diagnostic codes. */
 export const WARNING_DIAGNOSTIC_CODES: Readonly<Record<string, string>> = {
@@ -21,21 +26,52 @@ export const WARNING_DIAGNOSTIC_CODES: Readonly<Record<string, string>> = {
   split_candidate: 'toon/split-candidate',
 };
 
+/** Warnings about a whole section: shown on its heading line (or a preamble's first line). */
+const SECTION_WIDE = new Set(['long_section', 'split_candidate']);
+
+/** The heading line(s) of a slice without the final line break; a preamble's first line. */
+function headingRange(text: string, start: number, headingEnd: number): { start: number; end: number } {
+  let end = headingEnd > start ? headingEnd : start;
+  if (headingEnd <= start) while (end < text.length && text[end] !== '\n' && text[end] !== '\r') end++;
+  while (end > start && (text[end - 1] === '\n' || text[end - 1] === '\r')) end--;
+  return { start, end };
+}
+
 /** The plan's located section warnings as core diagnostics (whole-document offsets). */
-export function sectionWarningDiagnostics(plan: PlanResult, textLength: number): CoreDiagnostic[] {
+export function sectionWarningDiagnostics(plan: PlanResult, text: string, fences: readonly FenceAt[] = toonFencesIn(text)): CoreDiagnostic[] {
   const out: CoreDiagnostic[] = [];
+  const inFence = (offset: number) => fences.some((f) => offset >= f.start && offset <= f.end);
   for (const s of plan.sections) {
-    for (const w of s.verdict?.warnings ?? []) {
+    if (!s.verdict || convertedFenceOf(text, s, fences)) continue;
+    for (const w of s.verdict.warnings) {
       const code = WARNING_DIAGNOSTIC_CODES[w.code];
       if (!code || !w.range) continue;
-      const start = Math.max(0, Math.min(w.range.char_start, textLength));
-      const end = Math.max(start, Math.min(w.range.char_end, textLength));
+      let range: { start: number; end: number };
+      if (SECTION_WIDE.has(w.code)) range = headingRange(text, s.slice.charStart, s.slice.headingEnd);
+      else {
+        const start = Math.max(0, Math.min(w.range.char_start, text.length));
+        range = { start, end: Math.max(start, Math.min(w.range.char_end, text.length)) };
+      }
+      if (inFence(range.start)) continue;
       const message = w.suggestion ? `${w.message} ${w.suggestion}` : w.message;
-      out.push({ code, severity: w.severity === 'warning' ? 'warning' : 'info', message, range: { start, end } });
+      out.push({ code, severity: w.severity === 'warning' ? 'warning' : 'info', message, range });
     }
   }
   return out;
 }
+
+/** The status-bar text of a markdown document's plan, e.g. "TOON saves 53 tokens · 898 → 813 chars (9.5% fewer)". */
+export function planStatus(uri: string, plan: PlanResult): StatusParams {
+  const cp = plan.verdict.context_plan!;
+  const converted = plan.sections.filter((s) => s.action === 'convert').length;
+  const measured = plan.sections.filter((s) => s.verdict).length;
+  const net = { source: cp.net.source, toon: cp.net.hybrid, savings_pct: cp.net.savings_pct };
+  const text = converted ? `TOON ${savesOrCosts(planTokenSavings(plan), 'token')} · ${Math.abs(cp.net.savings_pct).toFixed(1)}% ${cp.net.savings_pct >= 0 ? 'fewer' : 'more'} chars` : 'TOON: keep markdown';
+  const tooltip = `ToonLens plan: ${converted} of ${fmtInt(measured)} sections convert; the hybrid is ${charsChange(net)}.${cp.recommend_hybrid ? (cp.safe_to_auto_apply ? ' Safe to auto-apply.' : ' Review before converting.') : ' Converting is not recommended.'}`;
+  return { uri, text: `$(symbol-keyword) ${text}`, tooltip };
+}
+
+export const ANALYSING_TEXT = '$(sync~spin) ToonLens: analysing…';
 
 export const markdownDiagnosticsFeature: FeatureModule = {
   name: 'markdown-diagnostics',
@@ -46,11 +82,21 @@ export const markdownDiagnosticsFeature: FeatureModule = {
         appliesTo: (doc: TextDocument) => isMarkdownDocument(doc) || isToonDocument(doc),
         provide(doc, settings): Diagnostic[] {
           if (overSizeLimit(doc, settings)) {
+            if (isMarkdownDocument(doc)) ctx.setStatus({ uri: doc.uri, text: '' });
             return [toLspDiagnostic(doc, { code: 'limits/too-large', severity: 'info', message: `File is larger than toonlens.maxFileSizeMB (${settings.maxFileSizeMB} MB): not analysed.`, range: { start: 0, end: 0 } })];
           }
           const text = doc.getText();
           if (isToonDocument(doc) && !isMarkdownDocument(doc)) return toonFileDiagnostics(text).map((d) => toLspDiagnostic(doc, d));
-          const core = [...toonFenceDiagnostics(text), ...sectionWarningDiagnostics(plans.planFor(doc), text.length)];
+          ctx.setStatus({ uri: doc.uri, text: ANALYSING_TEXT, tooltip: 'ToonLens is measuring the sections of this document.' });
+          let plan: PlanResult;
+          try {
+            plan = plans.planFor(doc);
+          } catch (err) {
+            ctx.setStatus({ uri: doc.uri, text: '' });
+            throw err;
+          }
+          ctx.setStatus(planStatus(doc.uri, plan));
+          const core = [...toonFenceDiagnostics(text), ...sectionWarningDiagnostics(plan, text)];
           core.sort((a, b) => a.range.start - b.range.start);
           return core.map((d) => toLspDiagnostic(doc, d));
         },

@@ -7,7 +7,9 @@ import { MarkupKind, type Hover } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { SectionResult } from '../core/markdown/engine';
 import type { FeatureModule } from './feature';
-import { fmtChange, fmtInt, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, sectionAtOffset } from './markdownPlans';
+import { charsChange, fmtInt, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset } from './markdownPlans';
+import { convertedFenceOf, fenceSavings, originals, toonFencesOf, type FenceAt } from './markdownFences';
+import { revertDescription } from '../core/markdown/revert';
 
 const PREVIEW_LINES = 12;
 
@@ -21,12 +23,12 @@ export function sectionHoverMarkdown(s: SectionResult): string {
   const lines: string[] = [];
   lines.push(`**${cell(headingText(s))}** — verdict \`${v.verdict}\`${v.safe_to_auto_apply ? ' (safe to auto-apply)' : ''} · action \`${s.action}\``);
   lines.push('');
-  lines.push('| | markdown | TOON | saved |');
-  lines.push('|---|---:|---:|---:|');
-  lines.push(`| characters | ${fmtInt(mc.source)} | ${fmtInt(mc.toon)} | ${fmtInt(mc.savings)} (${fmtChange(mc.savings_pct)}) |`);
-  lines.push(`| tokens (\`${cell(te.estimator)}\`) | ${fmtInt(te.source)} | ${fmtInt(te.toon)} | ${fmtInt(te.savings)} |`);
+  lines.push('| | markdown | TOON | TOON |');
+  lines.push('|---|---:|---:|---|');
+  lines.push(`| characters | ${fmtInt(mc.source)} | ${fmtInt(mc.toon)} | ${savesOrCosts(mc.savings, 'char')} (${Math.abs(mc.savings_pct).toFixed(1)}%) |`);
+  lines.push(`| tokens (\`${cell(te.estimator)}\`) | ${fmtInt(te.source)} | ${fmtInt(te.toon)} | ${savesOrCosts(te.savings, 'token')} |`);
   for (const r of te.ratio_estimates) {
-    lines.push(`| tokens (${r.chars_per_token} chars/token) | ${fmtInt(r.source)} | ${fmtInt(r.toon)} | ${fmtInt(r.savings)} |`);
+    lines.push(`| tokens (${r.chars_per_token} chars/token) | ${fmtInt(r.source)} | ${fmtInt(r.toon)} | ${savesOrCosts(r.savings, 'token')} |`);
   }
   lines.push('');
   const f = v.flags;
@@ -52,6 +54,23 @@ export function sectionHoverMarkdown(s: SectionResult): string {
   return lines.join('\n');
 }
 
+/** The hover of a converted section (its body is a ```toon fence): what the fence saves and what Revert does. */
+export function fenceHoverMarkdown(text: string, s: SectionResult, at: FenceAt): string | undefined {
+  const m = fenceSavings(text, at, originals());
+  if (!m) return undefined;
+  const against = m.exactOriginal ? 'the original markdown' : 'its canonical markdown rendering (the original is not known)';
+  return [
+    `**${cell(headingText(s))}** — TOON already (a \`\`\`toon fence)`,
+    '',
+    '| | markdown | TOON | TOON |',
+    '|---|---:|---:|---|',
+    `| characters | ${fmtInt(m.chars.source)} | ${fmtInt(m.chars.toon)} | ${savesOrCosts(m.chars.savings, 'char')} (${Math.abs(m.chars.savings_pct).toFixed(1)}%) |`,
+    `| tokens | ${fmtInt(m.tokens.source)} | ${fmtInt(m.tokens.toon)} | ${savesOrCosts(m.tokens.savings, 'token')} |`,
+    '',
+    `Measured against ${against}: ${charsChange(m.chars)}. **Revert to Markdown** ${revertDescription(m.revert.kind)}.`,
+  ].join('\n');
+}
+
 function longestBacktickRun(s: string): number {
   let best = 0;
   for (const m of s.matchAll(/`+/g)) best = Math.max(best, m[0].length);
@@ -65,8 +84,11 @@ export function markdownHover(doc: TextDocument, offset: number, plans: ReturnTy
   // Only the heading line(s) (or a preamble's first line) carry the hover: elsewhere the text is the user's.
   const end = s.slice.kind === 'section' ? s.slice.headingEnd : doc.offsetAt({ line: doc.positionAt(s.slice.charStart).line + 1, character: 0 });
   if (offset > end || offset < s.slice.charStart) return undefined;
+  const fence = convertedFenceOf(doc.getText(), s, toonFencesOf(doc));
+  const value = fence ? fenceHoverMarkdown(doc.getText(), s, fence) : sectionHoverMarkdown(s);
+  if (value === undefined) return undefined;
   return {
-    contents: { kind: MarkupKind.Markdown, value: sectionHoverMarkdown(s) },
+    contents: { kind: MarkupKind.Markdown, value },
     range: { start: doc.positionAt(s.slice.charStart), end: doc.positionAt(Math.max(s.slice.charStart, end - 1)) },
   };
 }

@@ -1,68 +1,146 @@
 /**
- * Code lenses on markdown: one above every measured section (heading or preamble) saying what TOON would
- * save and the verdict, and one on the first line with the plan (net savings of the hybrid, how many
- * sections convert, and "Convert all recommended sections" when the plan is safe to auto-apply).
- * `toonlens.codeLens.minSavingsPct` hides section lenses below a threshold (0, the default, shows all):
- * display only, verdicts never change.
+ * Code lenses on markdown, each a verdict or an action, never both, each with a tooltip:
+ * - above every measured section (heading or preamble) the verdict: `TOON saves 30 tokens · 465 → 406 chars
+ *   (12.7% fewer) · convert`, and next to it the action **Convert to TOON** when the verdict converts;
+ * - on the first line the plan (net savings of the hybrid, how many sections convert) and **Convert all
+ *   recommended sections** when the plan is safe to auto-apply;
+ * - on a ```toon fence what it saves against its markdown and **Revert to Markdown** (a converted section
+ *   gets these instead of a verdict: it is TOON already).
+ * No lens for a section whose body has fewer than {@link MIN_LENS_BODY_CHARS} non-blank characters (an empty
+ * heading, a blank preamble: nothing to convert). `toonlens.codeLens.minSavingsPct` hides verdict lenses
+ * below a threshold (0, the default, shows all): display only, verdicts never change. In an untrusted
+ * workspace the action lenses say that Convert/Revert need trust, and open the trust editor.
  */
-import type { CodeLens } from 'vscode-languageserver/node';
+import type { CodeLens, Command } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PlanResult, SectionResult } from '../core/markdown/engine';
+import { revertDescription } from '../core/markdown/revert';
 import type { FeatureModule } from './feature';
 import { COMMANDS } from './protocol';
-import { fmtChange, fmtInt, humanCode, isMarkdownDocument, markdownPlans, overSizeLimit } from './markdownPlans';
+import { charsChange, fmtInt, headingText, humanCode, isMarkdownDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
+import { convertedFenceOf, fenceSavings, originals, toonFencesOf, type FenceAt } from './markdownFences';
 
-/** The lens title of one section, e.g. `TOON −23.4% · 1,204 → 922 chars · ~71 tokens saved · convert`. */
+/** Sections whose body (after the heading line) has fewer non-blank characters than this get no lens. */
+export const MIN_LENS_BODY_CHARS = 20;
+
+/** The VS Code command that opens the workspace trust editor (what an action lens runs in restricted mode). */
+export const MANAGE_TRUST_COMMAND = 'workbench.trust.manage';
+const RESTRICTED_TOOLTIP = 'Restricted mode: ToonLens never edits files in an untrusted workspace. Click to manage workspace trust.';
+
+/** Whether a section has enough body to be worth a lens. */
+export function lensWorthy(text: string, s: SectionResult): boolean {
+  let n = 0;
+  for (let i = s.slice.headingEnd; i < s.slice.charEnd; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && ++n >= MIN_LENS_BODY_CHARS) return true;
+  }
+  return false;
+}
+
+const VERDICT_WORDS: Record<string, string> = { convert: 'convert', keep_markdown: 'keep markdown', review: 'review first', split_first: 'split first', refused: 'refused' };
+
+/** The verdict lens title of one section, e.g. `TOON saves 30 tokens · 465 → 406 chars (12.7% fewer) · convert`. */
 export function sectionLensTitle(s: SectionResult): string {
   const v = s.verdict!;
-  const mc = v.measured_chars;
+  const figures = `TOON ${savesOrCosts(v.token_estimates.savings, 'token')} · ${charsChange(v.measured_chars)}`;
   switch (v.verdict) {
-    case 'convert':
-      return `TOON ${fmtChange(mc.savings_pct)} · ${fmtInt(mc.source)} → ${fmtInt(mc.toon)} chars · ~${fmtInt(v.token_estimates.savings)} tokens saved · convert`;
     case 'review': {
       const w = v.warnings[0];
-      return `review: ${w ? humanCode(w.code) : 'warnings'} (TOON ${fmtChange(mc.savings_pct)})`;
+      return `${figures} · review first: ${w ? humanCode(w.code) : 'warnings'}`;
     }
-    case 'keep_markdown':
-      return `keep markdown (${fmtChange(mc.savings_pct)})`;
     case 'split_first': {
       const w = v.warnings.find((x) => x.code === 'long_section' || x.code === 'split_candidate') ?? v.warnings[0];
-      return `split first: ${w ? humanCode(w.code) : 'mixed concerns'}`;
+      return `${figures} · split first: ${w ? humanCode(w.code) : 'mixed concerns'}`;
     }
     case 'refused':
-      return 'refused: budget not reachable losslessly';
+      return `${figures} · refused: budget not reachable losslessly`;
+    default:
+      return `${figures} · ${VERDICT_WORDS[v.verdict] ?? v.verdict}`;
   }
 }
 
-/** The plan lens title, e.g. `TOON plan: −12.3% net · 3 of 10 sections convert · safe to auto-apply`. */
+/** The verdict lens tooltip: what the verdict means and where the figures come from. */
+export function sectionLensTooltip(s: SectionResult): string {
+  const v = s.verdict!;
+  const te = v.token_estimates;
+  const why: Record<string, string> = {
+    convert: 'Converting this section to a ```toon fence is recommended: it is shorter and decodes back to the same content.',
+    keep_markdown: 'Keep this section as markdown: TOON would not save enough to be worth it.',
+    review: 'Review first: the section carries warnings a conversion would hide.',
+    split_first: 'Split first: the section is long or mixes concerns; split it before converting.',
+    refused: 'Refused: the requested budget cannot be reached losslessly.',
+  };
+  return `${why[v.verdict] ?? v.verdict} Tokens: ${fmtInt(te.source)} → ${fmtInt(te.toon)} (${te.estimator}). Click for the whole verdict.`;
+}
+
+/** The plan lens title, e.g. `TOON plan: saves 53 tokens · 898 → 813 chars (9.5% fewer) · 2 of 4 sections convert · safe to auto-apply`. */
 export function planLensTitle(plan: PlanResult): string {
   const cp = plan.verdict.context_plan!;
   const measured = plan.sections.filter((s) => s.verdict).length;
   const converted = plan.sections.filter((s) => s.action === 'convert').length;
   const verdict = cp.recommend_hybrid ? (cp.safe_to_auto_apply ? 'safe to auto-apply' : 'review before converting') : 'keep markdown';
-  return `TOON plan: ${fmtChange(cp.net.savings_pct)} net · ${converted} of ${measured} sections convert · ${verdict}`;
+  const net = { source: cp.net.source, toon: cp.net.hybrid, savings_pct: cp.net.savings_pct };
+  return `TOON plan: ${savesOrCosts(planTokenSavings(plan), 'token')} · ${charsChange(net)} · ${converted} of ${measured} sections convert · ${verdict}`;
 }
 
-export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavingsPct: number): CodeLens[] {
+function action(trusted: boolean, title: string, tooltip: string, command: string, args: unknown[]): Command {
+  if (!trusted) return { title: `${title} — needs a trusted workspace`, tooltip: RESTRICTED_TOOLTIP, command: MANAGE_TRUST_COMMAND };
+  return { title, tooltip, command, arguments: args };
+}
+
+function fenceLenses(doc: TextDocument, at: FenceAt, trusted: boolean): CodeLens[] {
+  const text = doc.getText();
+  const pos = doc.positionAt(at.start);
+  const range = { start: pos, end: pos };
+  const measured = fenceSavings(text, at, originals());
+  if (!measured) return []; // does not decode: toon/fence-decode says why
+  const against = measured.exactOriginal ? 'its original markdown' : 'its markdown rendering';
+  const info: CodeLens = {
+    range,
+    command: {
+      title: `TOON fence ${savesOrCosts(measured.tokens.savings, 'token')} · ${charsChange(measured.chars)} vs ${against}`,
+      tooltip: `This section is TOON already (measured against ${against}: ${fmtInt(measured.tokens.source)} → ${fmtInt(measured.tokens.toon)} tokens).`,
+      command: COMMANDS.showVerdict,
+      arguments: [{ uri: doc.uri, position: pos }],
+    },
+  };
+  const revert: CodeLens = {
+    range,
+    command: action(trusted, 'Revert to Markdown', `Revert ${revertDescription(measured.revert.kind)}.`, COMMANDS.revertSection, [{ uri: doc.uri, version: doc.version, sectionStart: at.start }]),
+  };
+  return [info, revert];
+}
+
+export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted = true): CodeLens[] {
+  const text = doc.getText();
   const lenses: CodeLens[] = [];
   const top = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
-  lenses.push({ range: top, command: { title: planLensTitle(plan), command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: top.start }] } });
+  lenses.push({ range: top, command: { title: planLensTitle(plan), tooltip: 'The per-section plan: which sections convert to TOON and what the hybrid document saves. Click for the whole-document verdict.', command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: top.start }] } });
   if (plan.verdict.context_plan?.safe_to_auto_apply) {
-    lenses.push({ range: top, command: { title: 'Convert all recommended sections', command: COMMANDS.convertAll, arguments: [{ uri: doc.uri, version: doc.version }] } });
+    lenses.push({ range: top, command: action(trusted, 'Convert all recommended sections', 'Convert every section whose verdict is convert, in one undoable edit.', COMMANDS.convertAll, [{ uri: doc.uri, version: doc.version }]) });
   }
+  const fences = toonFencesOf(doc);
   for (const s of plan.sections) {
     if (!s.verdict) continue; // frontmatter is never measured
+    const fence = convertedFenceOf(text, s, fences);
+    if (fence) continue; // TOON already: the fence's own lenses below
+    if (!lensWorthy(text, s)) continue;
     // 0 (the default) shows every lens; any other value hides sections saving less than it.
     if (minSavingsPct !== 0 && s.verdict.measured_chars.savings_pct < minSavingsPct) continue;
     const pos = doc.positionAt(s.slice.charStart);
     const range = { start: pos, end: pos };
-    const title = sectionLensTitle(s);
-    lenses.push(
-      s.action === 'convert'
-        ? { range, command: { title, command: COMMANDS.convertSection, arguments: [{ uri: doc.uri, version: doc.version, sectionStart: s.slice.charStart }] } }
-        : { range, command: { title, command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: pos }] } },
-    );
+    lenses.push({ range, command: { title: sectionLensTitle(s), tooltip: sectionLensTooltip(s), command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: pos }] } });
+    if (s.action === 'convert') {
+      lenses.push({
+        range,
+        command: action(trusted, 'Convert to TOON', `Replace “${headingText(s)}” with its \`\`\`toon fence (one undoable edit; Revert to Markdown gives the exact original back).`, COMMANDS.convertSection, [
+          { uri: doc.uri, version: doc.version, sectionStart: s.slice.charStart },
+        ]),
+      });
+    }
   }
+  for (const f of fences) lenses.push(...fenceLenses(doc, f, trusted));
+  lenses.sort((a, b) => a.range.start.line - b.range.start.line);
   return lenses;
 }
 
@@ -76,7 +154,7 @@ export const markdownLensesFeature: FeatureModule = {
         const settings = await ctx.settings.forDocument(doc.uri);
         if (!settings.codeLens.enabled || overSizeLimit(doc, settings) || token.isCancellationRequested) return [];
         const current = ctx.documents.get(doc.uri) ?? doc;
-        return ctx.guard('markdown code lenses', doc.uri, () => markdownCodeLenses(current, plans.planFor(current), settings.codeLens.minSavingsPct), []);
+        return ctx.guard('markdown code lenses', doc.uri, () => markdownCodeLenses(current, plans.planFor(current), settings.codeLens.minSavingsPct, ctx.isTrusted()), []);
       },
     };
   },

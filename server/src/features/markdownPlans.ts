@@ -7,13 +7,26 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { EngineCache, type PlanResult, type SectionResult } from '../core/markdown/engine';
 import type { FeatureContext } from './feature';
 import type { ToonLensSettings } from './settings';
+import { DEFAULT_MARKDOWN_LANGUAGES, type ToonLensInitializationOptions } from './protocol';
 
-const MARKDOWN_LANGUAGES = new Set(['markdown']);
+let markdownLanguages = new Set<string>(DEFAULT_MARKDOWN_LANGUAGES);
 
-/** Markdown by language id, or by a `.md`/`.markdown` path whatever the language id says. */
+/**
+ * The language ids served as markdown: VS Code's markdown and agent-file languages, plus the client's
+ * `toonlens.markdownLanguages` (from initializationOptions, or its `settings` for clients without the setting UI).
+ */
+export function configureMarkdownLanguages(init: ToonLensInitializationOptions | undefined): void {
+  const extra: unknown[] = [];
+  if (Array.isArray(init?.markdownLanguages)) extra.push(...init.markdownLanguages);
+  const fromSettings = (init?.settings as { markdownLanguages?: unknown } | undefined)?.markdownLanguages;
+  if (Array.isArray(fromSettings)) extra.push(...fromSettings);
+  markdownLanguages = new Set([...DEFAULT_MARKDOWN_LANGUAGES, ...extra.filter((x): x is string => typeof x === 'string' && x !== '')]);
+}
+
+/** Markdown by language id (see {@link configureMarkdownLanguages}), or by a `.md`/`.markdown`/`.mdc` path whatever the language id says. */
 export function isMarkdownDocument(doc: TextDocument): boolean {
-  if (MARKDOWN_LANGUAGES.has(doc.languageId)) return true;
-  return /\.(md|markdown|mdown|mkd)$/i.test(doc.uri.replace(/[?#].*$/, ''));
+  if (markdownLanguages.has(doc.languageId)) return true;
+  return /\.(md|markdown|mdown|mkd|mdc)$/i.test(doc.uri.replace(/[?#].*$/, ''));
 }
 
 /** `.toon` files. */
@@ -78,10 +91,34 @@ const nf = new Intl.NumberFormat('en-US');
 /** 1,204 */
 export const fmtInt = (n: number): string => nf.format(n);
 
-/** Savings as a size change: a 23.4% saving reads "−23.4%", a 3.1% growth "+3.1%". */
-export function fmtChange(savingsPct: number): string {
-  if (savingsPct === 0) return '±0%';
-  return `${savingsPct > 0 ? '−' : '+'}${Math.abs(savingsPct).toFixed(1)}%`;
+/**
+ * The one sign convention of lenses, hovers, status bar and messages: "saves N tokens" / "costs N tokens"
+ * (a positive savings figure saves, as in the CLI's savings column).
+ */
+export function savesOrCosts(savings: number, unit: 'token' | 'char'): string {
+  const n = Math.abs(savings);
+  const units = `${fmtInt(n)} ${unit}${n === 1 ? '' : 's'}`;
+  if (savings > 0) return `saves ${units}`;
+  if (savings < 0) return `costs ${units}`;
+  return `saves no ${unit}s`;
+}
+
+/** Characters before → after with the change in words: "465 → 406 chars (12.7% fewer)". */
+export function charsChange(mc: { source: number; toon: number; savings_pct: number }): string {
+  const pct = Math.abs(mc.savings_pct).toFixed(1);
+  const how = mc.savings_pct > 0 ? `${pct}% fewer` : mc.savings_pct < 0 ? `${pct}% more` : 'same length';
+  return `${fmtInt(mc.source)} → ${fmtInt(mc.toon)} chars (${how})`;
+}
+
+/** A savings percentage as the CLI prints it: "+12.7%" saves, "-2.0%" costs. */
+export function fmtSavingsPct(savingsPct: number): string {
+  if (savingsPct === 0) return '0%';
+  return `${savingsPct > 0 ? '+' : '-'}${Math.abs(savingsPct).toFixed(1)}%`;
+}
+
+/** Token savings of the sections the plan converts. */
+export function planTokenSavings(plan: PlanResult): number {
+  return plan.sections.reduce((n, s) => n + (s.action === 'convert' && s.verdict ? s.verdict.token_estimates.savings : 0), 0);
 }
 
 /** `duplicate_rule` → "duplicate rule". */

@@ -18,6 +18,11 @@ export interface ConfirmParams {
 /** Server → client notification: the status-bar text (an empty `text` hides the item). */
 export const STATUS_NOTIFICATION = 'toonlens/status';
 export interface StatusParams {
+  /**
+   * The document this status is about: the client shows it only while that document is the active
+   * editor, and hides the item for every other file. Absent: a window-wide status.
+   */
+  uri?: string;
   text: string;
   tooltip?: string;
   /** A command id run when the item is clicked. */
@@ -39,7 +44,28 @@ export interface ToonLensInitializationOptions {
   clientRegistersCommands?: boolean;
   /** Settings for clients that cannot answer `workspace/configuration`: the `toonlens` section's value. */
   settings?: unknown;
+  /**
+   * Language ids served as markdown beyond {@link DEFAULT_MARKDOWN_LANGUAGES} (the client passes the
+   * `toonlens.markdownLanguages` setting; clients without it may put `markdownLanguages` in `settings`).
+   */
+  markdownLanguages?: string[];
+  /**
+   * A directory the server may write to (VS Code: ExtensionContext.storageUri, else globalStorageUri):
+   * Convert keeps each section's original markdown there, keyed by the sha256 of the fence it became,
+   * so Revert gives back the exact bytes in later sessions too. Absent: originals last for the session.
+   */
+  storagePath?: string;
 }
+
+/**
+ * The language ids ToonLens serves as markdown: VS Code's markdown and its agent-file languages
+ * (`*.instructions.md`, `copilot-instructions.md`, `.claude/rules/**` → instructions; `*.prompt.md` → prompt;
+ * `*.agent.md`, `.github/agents/*.md` → chatagent, formerly chatmode; `SKILL.md` → skill).
+ */
+export const DEFAULT_MARKDOWN_LANGUAGES: readonly string[] = ['markdown', 'instructions', 'prompt', 'chatagent', 'chatmode', 'skill'];
+
+/** File patterns served as markdown whatever their language id (Cursor rules, `.mdc`). */
+export const MARKDOWN_FILE_PATTERNS: readonly string[] = ['**/*.mdc'];
 
 /** The command ids the client forwards to the server. */
 export const COMMANDS = {
@@ -52,6 +78,18 @@ export const COMMANDS = {
 } as const;
 
 export const FORWARDED_COMMANDS: readonly string[] = Object.values(COMMANDS);
+
+/** Commands the client handles alone (no server round trip). */
+export const CLIENT_COMMANDS = {
+  showOutput: 'toonlens.showOutput',
+  restartServer: 'toonlens.restartServer',
+} as const;
+
+/**
+ * Server command run by a Convert code action after its edit is applied: remembers the converted
+ * sections' original markdown (so Revert is exact). Arguments: one {@link RememberOriginalsArg}.
+ */
+export const REMEMBER_ORIGINALS_COMMAND = 'toonlens.rememberOriginals';
 
 /**
  * The argument the client sends when a forwarded command is run without arguments (from the command

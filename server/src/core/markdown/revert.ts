@@ -1,0 +1,103 @@
+/**
+ * Exact Revert: what Convert replaced, keyed by the content hash of the ```toon fence it wrote, and the
+ * revert edit that gives those bytes back. Pure logic; the store itself is an interface (the server
+ * keeps originals in memory and under the directory its client hands it, see node/originals.ts).
+ */
+import { sha256Hex } from '../report/text';
+import type { ToonFence } from '../toon/fences';
+import { renderToonAsMarkdown } from './engine';
+
+/** One converted section: what stood where the fence (and the heading before it) now stands. */
+export interface OriginalRecord {
+  /** The heading line(s) Convert kept in front of the fence, with their line break ('' for a preamble). */
+  heading: string;
+  /** The section exactly as it was, heading included, without its trailing line breaks (Convert keeps those). */
+  original: string;
+}
+
+export interface OriginalsStore {
+  get(key: string): OriginalRecord | undefined;
+  put(key: string, record: OriginalRecord): void;
+}
+
+/** The key of a fence: sha256 of its content with trailing line breaks removed (as Convert wrote it and as markdown-it reads it). */
+export function fenceKey(content: string): string {
+  return sha256Hex(content.replace(/[\r\n]+$/, ''));
+}
+
+/** What to remember when `sliceText` (a whole section) becomes the converted segment around `candidate`. */
+export function originalRecordFor(sliceText: string, headingEndRel: number, candidate: string): { key: string; record: OriginalRecord } {
+  let heading = sliceText.slice(0, headingEndRel);
+  if (heading !== '' && !/[\r\n]$/.test(heading)) heading += '\n';
+  return { key: fenceKey(candidate), record: { heading, original: sliceText.replace(/[\r\n]+$/, '') } };
+}
+
+/** Offsets of a fence's whole extent: from its opening line's start to the end of its closing line (before the line break). */
+export function fenceExtent(text: string, f: ToonFence): { start: number; end: number } {
+  const start = text.lastIndexOf('\n', f.infoStart - 1) + 1;
+  let end = f.contentEnd;
+  if (f.closed) {
+    while (end < text.length && text[end] !== '\n' && text[end] !== '\r') end++;
+  }
+  return { start, end };
+}
+
+export interface RevertEdit {
+  start: number;
+  end: number;
+  newText: string;
+  /** exact: the original bytes; body: the original body under a heading the user has since changed; canonical: rendered from the decoded model. */
+  kind: 'exact' | 'body' | 'canonical';
+}
+
+/**
+ * The revert edit of a fence. When the store knows the fence's content hash, the original bytes come back
+ * (heading line included when it still stands right before the fence); otherwise the decoded model is
+ * rendered as canonical markdown, and when that rendering starts with the heading line before the fence,
+ * that line is replaced too. Throws an Error with the decoder's message when the fence does not decode.
+ */
+export function revertEdit(text: string, at: { fence: ToonFence; start: number; end: number }, store?: OriginalsStore): RevertEdit {
+  const known = store?.get(fenceKey(at.fence.content));
+  if (known) {
+    const h = known.heading;
+    if (h === '' || text.slice(at.start - h.length, at.start) === h) return { start: at.start - h.length, end: at.end, newText: known.original, kind: 'exact' };
+    return { start: at.start, end: at.end, newText: known.original.slice(h.length), kind: 'body' };
+  }
+  let rendered = renderToonAsMarkdown(at.fence.content).replace(/(\r?\n)+$/, '');
+  let start = at.start;
+  const prevEnd = start - 1;
+  if (prevEnd > 0) {
+    const prevStart = text.lastIndexOf('\n', prevEnd - 1) + 1;
+    const prevLine = text.slice(prevStart, prevEnd).replace(/\r$/, '');
+    const firstRendered = rendered.split('\n', 1)[0]!;
+    if (/^#{1,6}(\s|$)/.test(prevLine) && prevLine.trim() === firstRendered.trim()) start = prevStart;
+  }
+  if (text.slice(0, at.end).includes('\r\n')) rendered = rendered.replace(/\r?\n/g, '\r\n');
+  return { start, end: at.end, newText: rendered, kind: 'canonical' };
+}
+
+/** What a revert says about itself (command messages, lens tooltips). */
+export function revertDescription(kind: RevertEdit['kind']): string {
+  switch (kind) {
+    case 'exact':
+      return 'restores the exact original markdown ToonLens converted';
+    case 'body':
+      return 'restores the exact original body (the heading has changed since Convert, so it stays as it is)';
+    case 'canonical':
+      return 'renders the TOON as canonical markdown: the original is not known (converted elsewhere, or the fence was edited), so tables and lists come back in canonical form';
+  }
+}
+
+/** An in-memory store (one session), bounded: the oldest records go first. */
+export class MemoryOriginals implements OriginalsStore {
+  private readonly map = new Map<string, OriginalRecord>();
+  constructor(private readonly max = 2000) {}
+  get(key: string): OriginalRecord | undefined {
+    return this.map.get(key);
+  }
+  put(key: string, record: OriginalRecord): void {
+    this.map.delete(key);
+    this.map.set(key, record);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+  }
+}

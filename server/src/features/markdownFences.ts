@@ -1,0 +1,108 @@
+/**
+ * ```toon fences in open markdown documents, shared by the markdown lenses, hovers, diagnostics and
+ * Convert/Revert: where they are (memoized per document version), which sections are converted fences
+ * (a heading, or a preamble, whose body is one ```toon fence and nothing else), what a fence saves
+ * against the markdown it stands for, and the session's / storage's originals for exact Revert.
+ */
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { SectionResult } from '../core/markdown/engine';
+import { estimateTokens, measureChars, type MeasuredChars } from '../core/markdown/measure';
+import { fenceExtent, fenceKey, revertEdit, type OriginalsStore, type RevertEdit } from '../core/markdown/revert';
+import { findToonFences, type ToonFence } from '../core/toon/fences';
+import { createOriginalsStore } from '../node/originals';
+
+export interface FenceAt {
+  fence: ToonFence;
+  /** Start of the opening fence line. */
+  start: number;
+  /** End of the closing fence line (before its line break). */
+  end: number;
+}
+
+/** A cheap, linear pre-check: no ```toon / ~~~toon opener anywhere means no fence (skips markdown-it). */
+const MAYBE_TOON_FENCE = /(?:`{3}|~{3})[ \t]*toon/i;
+
+const memo = new Map<string, { version: number; text: string; fences: FenceAt[] }>();
+const MEMO_MAX = 64;
+
+/** The ```toon fences of a text with their extents. */
+export function toonFencesIn(text: string): FenceAt[] {
+  if (!MAYBE_TOON_FENCE.test(text)) return [];
+  return findToonFences(text).map((fence) => ({ fence, ...fenceExtent(text, fence) }));
+}
+
+/** The ```toon fences of a document's current version (memoized). */
+export function toonFencesOf(doc: TextDocument): FenceAt[] {
+  const text = doc.getText();
+  const m = memo.get(doc.uri);
+  if (m && m.version === doc.version && m.text.length === text.length) return m.fences;
+  const fences = toonFencesIn(text);
+  memo.delete(doc.uri);
+  memo.set(doc.uri, { version: doc.version, text, fences });
+  if (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value!);
+  return fences;
+}
+
+/** The fence whose extent contains `offset`. */
+export function fenceAtOffset(fences: readonly FenceAt[], offset: number): FenceAt | undefined {
+  return fences.find((f) => offset >= f.start && offset <= f.end);
+}
+
+const blank = (s: string): boolean => s.trim() === '';
+
+/** The fence a section consists of (its body is that fence and blank lines only), if it is a converted section. */
+export function convertedFenceOf(text: string, s: SectionResult, fences: readonly FenceAt[]): FenceAt | undefined {
+  const bodyStart = s.slice.headingEnd;
+  for (const f of fences) {
+    if (f.start < bodyStart || f.end > s.slice.charEnd) continue;
+    if (blank(text.slice(bodyStart, f.start)) && blank(text.slice(f.end, s.slice.charEnd))) return f;
+  }
+  return undefined;
+}
+
+/** What a fence saves against the markdown it stands for (the known original, else its canonical rendering). */
+export interface FenceSavings {
+  chars: MeasuredChars;
+  tokens: { source: number; toon: number; savings: number };
+  /** Whether the markdown compared with is the exact original (else the canonical rendering). */
+  exactOriginal: boolean;
+  revert: RevertEdit;
+}
+
+/** Measures a fence against its revert; undefined when the fence does not decode. */
+export function fenceSavings(text: string, at: FenceAt, store: OriginalsStore | undefined): FenceSavings | undefined {
+  let revert: RevertEdit;
+  try {
+    revert = revertEdit(text, at, store);
+  } catch {
+    return undefined;
+  }
+  const current = text.slice(revert.start, revert.end);
+  const source = estimateTokens(revert.newText);
+  const toon = estimateTokens(current);
+  return {
+    chars: measureChars(revert.newText.length, current.length),
+    tokens: { source, toon, savings: source - toon },
+    exactOriginal: revert.kind !== 'canonical',
+    revert,
+  };
+}
+
+let store: OriginalsStore | undefined;
+let storagePath: string | undefined;
+let warn: (m: string) => void = () => undefined;
+
+/** Where originals are kept beyond the session (the client's storage directory), and how to report a write failure. */
+export function configureOriginals(path: string | undefined, log?: (m: string) => void): void {
+  storagePath = typeof path === 'string' && path !== '' ? path : undefined;
+  if (log) warn = log;
+  store = undefined;
+}
+
+/** The originals store of this server. */
+export function originals(): OriginalsStore {
+  if (!store) store = createOriginalsStore(storagePath, warn);
+  return store;
+}
+
+export { fenceKey };
