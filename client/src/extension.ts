@@ -44,6 +44,7 @@ function documentSelector(markdownLanguages: string[]): DocumentSelector {
 function showStatus(status: StatusBarItem): void {
   const uri = window.activeTextEditor?.document.uri.toString();
   const p = uri ? statusByUri.get(uri) : undefined;
+  statusVisible = !!p?.text;
   if (!p || !p.text) {
     status.hide();
     return;
@@ -101,7 +102,14 @@ async function restart(context: ExtensionContext, status: StatusBarItem): Promis
   await client.start();
 }
 
-export async function activate(context: ExtensionContext): Promise<void> {
+/** What the extension exports (for tests and other extensions): the status-bar item as shown. */
+export interface ToonLensApi {
+  status(): { text: string; tooltip: string | undefined; visible: boolean };
+}
+
+let statusVisible = false;
+
+export async function activate(context: ExtensionContext): Promise<ToonLensApi> {
   const status = window.createStatusBarItem('toonlens.status', StatusBarAlignment.Right, 100);
   status.name = 'ToonLens';
   context.subscriptions.push(status);
@@ -153,6 +161,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
 
   client = createClient(context, status);
   await client.start();
+  return { status: () => ({ text: status.text, tooltip: typeof status.tooltip === 'string' ? status.tooltip : undefined, visible: statusVisible }) };
 }
 
 export function deactivate(): Thenable<void> | undefined {

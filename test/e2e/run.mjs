@@ -37,12 +37,14 @@ function sh(cmd, args, opts = {}) {
 async function build() {
   if (sh('npm', ['run', 'build', '--silent']) !== 0) throw new Error('npm run build failed');
   const esbuild = await import('esbuild');
-  await esbuild.build({
-    entryPoints: [path.join(e2eDir, 'suite', 'index.ts')],
-    outfile: path.join(repo, 'dist', 'e2e', 'index.js'),
-    bundle: true, platform: 'node', format: 'cjs', target: 'node20',
-    external: ['vscode', 'mocha'], logLevel: 'warning',
-  });
+  for (const entry of ['index', 'restricted']) {
+    await esbuild.build({
+      entryPoints: [path.join(e2eDir, 'suite', `${entry}.ts`)],
+      outfile: path.join(repo, 'dist', 'e2e', `${entry}.js`),
+      bundle: true, platform: 'node', format: 'cjs', target: 'node20',
+      external: ['vscode', 'mocha'], logLevel: 'warning',
+    });
+  }
 }
 
 function freshWorkspace() {
@@ -87,14 +89,20 @@ function e2eEnv() {
   return env;
 }
 
-async function startServer(env) {
+/** `trust: true` keeps workspace trust on (a folder opened by URL is then untrusted: restricted mode). */
+async function startServer(env, { trust = false } = {}) {
   const data = fs.mkdtempSync(path.join(env.TMPDIR, 'run-'));
   for (const d of ['user', 'ext', 'server']) fs.mkdirSync(path.join(data, d), { recursive: true });
+  // No trust prompt at startup: the folder simply stays untrusted.
+  for (const dir of [path.join(data, 'user', 'User'), path.join(data, 'server', 'data', 'User')]) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false }));
+  }
   const log = fs.openSync(path.join(data, 'server.log'), 'w');
   const child = spawn(env.E2E_NODE, [env.E2E_SERVER_MAIN,
     '--host', '127.0.0.1', '--port', '0', '--without-connection-token', '--accept-server-license-terms',
     '--server-data-dir', path.join(data, 'server'), '--user-data-dir', path.join(data, 'user'),
-    '--extensions-dir', path.join(data, 'ext'), '--telemetry-level', 'off', '--disable-workspace-trust',
+    '--extensions-dir', path.join(data, 'ext'), '--telemetry-level', 'off', ...(trust ? [] : ['--disable-workspace-trust']),
     '--enable-smoke-test-driver'], { env: { ...env, XDG_RUNTIME_DIR: data }, stdio: ['ignore', log, log], detached: true });
   const logPath = path.join(data, 'server.log');
   for (let i = 0; i < 300; i++) {
@@ -150,7 +158,7 @@ async function forwardExtensionHostConsole(page) {
   });
 }
 
-async function runSuiteInServer(env, server, ws) {
+async function runSuiteInServer(env, server, ws, entry = 'index.js') {
   const browser = await launchBrowser(env);
   try {
     const page = await browser.newPage();
@@ -160,7 +168,7 @@ async function runSuiteInServer(env, server, ws) {
     await page.exposeFunction('codeAutomationExit', (c) => onExit(c));
     const url = workbenchUrl(server.url, ws, [
       ['extensionDevelopmentPath', remoteUri(server.url, repo)],
-      ['extensionTestsPath', remoteUri(server.url, path.join(repo, 'dist', 'e2e', 'index.js'))],
+      ['extensionTestsPath', remoteUri(server.url, path.join(repo, 'dist', 'e2e', entry))],
       ['skipWelcome', 'true'], ['skipReleaseNotes', 'true'],
     ]);
     await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60000 });
@@ -192,6 +200,15 @@ async function main() {
       server.stop();
       server = await startServer(env);
       code = await runSuiteInServer(env, server, freshWorkspace());
+    }
+    if (code === 0 && !process.env.E2E_SKIP_RESTRICTED) {
+      // The restricted-mode run: workspace trust ON, the folder not trusted.
+      server.stop();
+      server = await startServer(env, { trust: true });
+      lap(`VS Code server with workspace trust on ${server.url}`);
+      code = await runSuiteInServer(env, server, freshWorkspace(), 'restricted.js');
+      server.stop();
+      server = await startServer(env);
     }
     if (code === 0 && takeScreenshots) {
       const { takeReadmeScreenshots } = await import('./screenshots.mjs');

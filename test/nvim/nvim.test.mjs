@@ -33,6 +33,7 @@ test('Neovim receives ToonLens diagnostics and code lenses over plain LSP', () =
 
   const titles = markdown.codeLenses.map((l) => l.command?.title ?? '');
   const headings = fs.readFileSync(files[1], 'utf8').split('\n').filter((l) => /^#{1,6} /.test(l)).length;
-  assert.ok(markdown.codeLenses.length >= headings, `a lens per heading: ${JSON.stringify(titles)}`);
-  assert.ok(titles.some((t) => /^TOON −/.test(t)), `a savings lens: ${JSON.stringify(titles)}`);
+  assert.ok(markdown.codeLenses.filter((l) => l.command?.command === 'toonlens.showVerdict').length >= headings, `a verdict lens per heading: ${JSON.stringify(titles)}`);
+  assert.ok(titles.some((t) => /^TOON (saves|costs) [\d,]+ tokens? · /.test(t)), `a savings lens: ${JSON.stringify(titles)}`);
+  for (const l of markdown.codeLenses) assert.ok(l.command?.tooltip, `a tooltip on ${l.command?.title}`);
 });

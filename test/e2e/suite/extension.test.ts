@@ -64,8 +64,11 @@ describe('ToonLens in a real VS Code', () => {
     const headings = doc.getText().split('\n').filter((l) => /^#{1,6} /.test(l)).length;
     const ls = await lenses(doc, (l) => l.filter((x) => x.command?.title && x.range.start.line > 0).length >= headings - 1);
     const titles = ls.map((l) => l.command?.title ?? '');
-    assert.ok(titles.some((t) => /^TOON −\d/.test(t) && t.endsWith('convert')), `a convert lens: ${titles.join(' | ')}`);
-    assert.ok(titles.some((t) => /keep markdown/.test(t)), `a keep-markdown lens: ${titles.join(' | ')}`);
+    assert.ok(titles.some((t) => /^TOON saves [\d,]+ tokens? · .* · convert$/.test(t)), `a convert verdict lens: ${titles.join(' | ')}`);
+    assert.ok(titles.includes('Convert to TOON'), `a separate Convert action lens: ${titles.join(' | ')}`);
+    assert.ok(titles.some((t) => / · keep markdown$/.test(t)), `a keep-markdown lens: ${titles.join(' | ')}`);
+    assert.ok(!titles.some((t) => /[−+]\d/.test(t)), `one sign convention (saves/costs), no signed percentages: ${titles.join(' | ')}`);
+    for (const l of ls) assert.ok(l.command?.tooltip, `a tooltip on “${l.command?.title}”`);
   });
 
   it('explains a section verdict when a heading is hovered', async () => {
@@ -99,6 +102,7 @@ describe('ToonLens in a real VS Code', () => {
     const lens = ls.find((x) => x.command?.command === 'toonlens.convertSection')!;
     await vscode.commands.executeCommand(lens.command!.command, ...(lens.command!.arguments ?? []));
     await waitFor('converted text', () => (doc.getText().includes('```toon') ? true : undefined));
+    await lenses(doc, (l) => l.some((x) => x.command?.command === 'toonlens.revertSection'));
     const fenceLine = doc.getText().split('\n').findIndex((l) => l.startsWith('```toon'));
     const at = new vscode.Range(fenceLine + 1, 0, fenceLine + 1, 0);
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, at, vscode.CodeActionKind.RefactorRewrite.value);
@@ -106,7 +110,7 @@ describe('ToonLens in a real VS Code', () => {
     assert.ok(revert?.edit, `a revert action: ${actions.map((a) => a.title).join(' | ')}`);
     assert.ok(await vscode.workspace.applyEdit(revert.edit));
     await waitFor('reverted text', () => (!doc.getText().includes('```toon') ? true : undefined));
-    assert.match(doc.getText(), /\| Command \| Purpose \| When \|/, 'the table is markdown again');
+    assert.equal(doc.getText(), before, 'Revert gives back the exact original bytes');
     await vscode.commands.executeCommand('undo');
     await vscode.commands.executeCommand('undo');
     await waitFor('both undone', () => (doc.getText() === before ? true : undefined));
@@ -149,5 +153,72 @@ describe('ToonLens in a real VS Code', () => {
       return text.includes('The migration is done.') ? text : undefined;
     });
     assert.doesNotMatch(after, /TEMPORARY NOTE/);
+  });
+
+  it('serves the agent-file languages: .instructions.md, SKILL.md and Cursor .mdc rules get lenses', async () => {
+    for (const rel of ['.github/instructions/services.instructions.md', 'skills/release/SKILL.md', '.cursor/rules/style.mdc']) {
+      const doc = await open(rel);
+      console.log(`      ${rel}: language ${doc.languageId}`);
+      const ls = await lenses(doc, (l) => l.some((x) => /^TOON plan:/.test(x.command?.title ?? '')));
+      assert.ok(ls.some((x) => x.command?.title === 'Convert to TOON'), `${rel}: ${ls.map((x) => x.command?.title).join(' | ')}`);
+    }
+  });
+
+  it('a converted fence gets its own lenses, no verdict lens and no section warning, and Revert gives back the exact bytes', async () => {
+    const doc = await open('.github/instructions/services.instructions.md');
+    const before = doc.getText();
+    assert.match(before, /\|----------\|------\|-------\|/);
+    const ls = await lenses(doc, (l) => l.some((x) => x.command?.command === 'toonlens.convertSection'));
+    const convert = ls.find((x) => x.command?.command === 'toonlens.convertSection')!;
+    await vscode.commands.executeCommand(convert.command!.command, ...(convert.command!.arguments ?? []));
+    await waitFor('converted text', () => (doc.getText().includes('```toon') ? true : undefined));
+    const fenceLine = doc.getText().split('\n').findIndex((l) => l.startsWith('```toon'));
+    const after = await lenses(doc, (l) => l.some((x) => x.command?.command === 'toonlens.revertSection'));
+    const onFence = after.filter((x) => x.range.start.line === fenceLine).map((x) => x.command?.title ?? '');
+    assert.match(onFence[0] ?? '', /^TOON fence saves [\d,]+ tokens? · .* vs its original markdown$/, onFence.join(' | '));
+    assert.equal(onFence[1], 'Revert to Markdown');
+    assert.ok(!after.some((x) => x.range.start.line === fenceLine - 1 && x.command?.command === 'toonlens.showVerdict'), 'no verdict lens on the converted heading');
+    const revert = after.find((x) => x.command?.command === 'toonlens.revertSection')!;
+    assert.match(revert.command!.tooltip ?? '', /exact original/);
+    await vscode.commands.executeCommand(revert.command!.command, ...(revert.command!.arguments ?? []));
+    await waitFor('exact revert', () => (doc.getText() === before ? true : undefined));
+  });
+
+  it('puts toon/long-section on the heading line only', async () => {
+    const rel = 'docs/long-procedure.md';
+    const text = '# Procedures\n\n' + Array.from({ length: 45 }, (_, i) => `- step ${i + 1}: check the deploy log for warnings`).join('\n') + '\n';
+    await vscode.workspace.fs.writeFile(file(rel), Buffer.from(text, 'utf8'));
+    const doc = await open(rel);
+    const ds = await diagnostics(doc.uri, (d) => d.some((x) => codeOf(x) === 'toon/long-section'));
+    const d = ds.find((x) => codeOf(x) === 'toon/long-section')!;
+    assert.equal(d.range.start.line, 0);
+    assert.equal(d.range.end.line, 0, 'never across the body');
+  });
+
+  it('shows the active markdown plan in the status bar, and nothing for other files', async () => {
+    const api = vscode.extensions.all.find((e) => e.packageJSON?.name === 'toonlens')!.exports as { status(): { text: string; visible: boolean } };
+    await open('AGENTS.md');
+    const shown = await waitFor('status bar', () => {
+      const st = api.status();
+      return st.visible && /TOON saves [\d,]+ tokens? · \d+\.\d% fewer chars/.test(st.text) ? st : undefined;
+    });
+    console.log(`      status bar: ${shown.text}`);
+    await open('bad.verdict.json');
+    await waitFor('status hidden on JSON', () => (api.status().visible ? undefined : true));
+    await open('AGENTS.md');
+    await waitFor('status back on markdown', () => (api.status().visible ? true : undefined));
+  });
+
+  it('palette: every command has the ToonLens category and a distinct title; Show Output and Restart Server work', async () => {
+    const ext = vscode.extensions.all.find((e) => e.packageJSON?.name === 'toonlens')!;
+    const contributed = ext.packageJSON.contributes.commands as { command: string; title: string; category?: string }[];
+    for (const c of contributed) assert.equal(c.category, 'ToonLens', c.command);
+    assert.equal(new Set(contributed.map((c) => c.title)).size, contributed.length, 'distinct titles');
+    const all = await vscode.commands.getCommands(true);
+    for (const c of contributed) assert.ok(all.includes(c.command), `${c.command} is registered`);
+    await vscode.commands.executeCommand('toonlens.showOutput');
+    await vscode.commands.executeCommand('toonlens.restartServer');
+    const doc = await open('AGENTS.md');
+    await lenses(doc, (l) => l.some((x) => /^TOON plan:/.test(x.command?.title ?? '')));
   });
 });

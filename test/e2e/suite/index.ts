@@ -2,13 +2,18 @@
 import * as path from 'path';
 import Mocha from 'mocha';
 
-export function run(): Promise<void> {
+/** Runs the bundled tests that `load` registers (after mocha's globals exist). */
+export function runSuite(entry: string, load: () => void): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60000, reporter: 'spec' });
   // The suite is bundled into this file; mocha only needs a file to "load", so register the bundled tests directly.
-  mocha.suite.emit('pre-require', globalThis, path.join(__dirname, 'index.js'), mocha);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loads the bundled suite after mocha's globals exist
-  require('./extension.test');
+  mocha.suite.emit('pre-require', globalThis, path.join(__dirname, entry), mocha);
+  load();
   return new Promise((resolve, reject) => {
     mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} test(s) failed`)) : resolve()));
   });
+}
+
+export function run(): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loads the bundled suite after mocha's globals exist
+  return runSuite('index.js', () => require('./extension.test'));
 }
