@@ -1,6 +1,8 @@
 // Takes the README's screenshots from the real editor (VS Code server + headless chromium), from the current code:
-//   docs/images/codelens.png   code lenses on a markdown file
-//   docs/images/hover.png      a section verdict hover on a heading
+//   docs/images/codelens.png   verdict and action lenses on an agent file (.github/instructions/*.instructions.md)
+//   docs/images/hover.png      a section verdict hover on a heading of that file
+//   docs/images/fence.png      a converted section: the ```toon fence with its savings and Revert lenses
+//   docs/images/problems.png   the Problems panel with markdown and agent-JSON diagnostics
 //   docs/images/quickfix.png   report diagnostics with the quick-fix menu open
 import path from 'node:path';
 import fs from 'node:fs';
@@ -37,19 +39,37 @@ export async function takeReadmeScreenshots(ctx) {
   try {
     {
       const ws = ctx.freshWorkspace();
-      const page = await openEditor(ctx, browser, ws, 'AGENTS.md');
-      await editorText(page, 'TOON −');
+      const rel = '.github/instructions/services.instructions.md';
+      const page = await openEditor(ctx, browser, ws, rel);
+      await editorText(page, 'Convert to TOON');
       await page.waitForTimeout(800);
       await page.screenshot({ path: path.join(out, 'codelens.png') });
       ctx.lap('screenshot docs/images/codelens.png');
-      const line = fs.readFileSync(path.join(ws, 'AGENTS.md'), 'utf8').split('\n').findIndex((l) => l.startsWith('## Services')) + 1;
-      await goTo(page, line, 5);
+      const lines = fs.readFileSync(path.join(ws, rel), 'utf8').split('\n');
+      await goTo(page, lines.findIndex((l) => l.startsWith('## Ports')) + 1, 5);
       await page.keyboard.press('Control+K');
       await page.keyboard.press('Control+I');
       await page.locator('.monaco-hover').first().waitFor({ timeout: 20000 });
       await page.waitForTimeout(800);
       await page.screenshot({ path: path.join(out, 'hover.png') });
       ctx.lap('screenshot docs/images/hover.png');
+      await page.keyboard.press('Escape');
+      await page.locator('.codelens-decoration a', { hasText: /^Convert to TOON$/ }).first().click();
+      await editorText(page, 'Revert to Markdown');
+      await page.waitForTimeout(800);
+      await page.screenshot({ path: path.join(out, 'fence.png') });
+      ctx.lap('screenshot docs/images/fence.png');
+      await page.keyboard.press('Control+Z');
+      await page.keyboard.press('Control+P');
+      await page.keyboard.type('bad.verdict.json');
+      await page.waitForTimeout(800);
+      await page.keyboard.press('Enter');
+      await page.locator('.squiggly-error').first().waitFor({ timeout: 60000 });
+      await page.keyboard.press('Control+Shift+M');
+      await page.locator('.markers-panel').first().waitFor({ timeout: 20000 });
+      await page.waitForTimeout(1200);
+      await page.screenshot({ path: path.join(out, 'problems.png') });
+      ctx.lap('screenshot docs/images/problems.png');
       await page.close();
     }
     {
