@@ -4,6 +4,7 @@
  */
 import type { CoreDiagnostic, DocumentKind, Finding, WorkspaceReader } from './types';
 import { RULES } from './rules/index';
+import { ruleCode } from './codes';
 import { detectKind, kindFromTextPrefix } from './kinds';
 import { parseJson } from './json/parse';
 import { JsonLocator } from './json/locate';
@@ -36,10 +37,10 @@ export interface CheckResult {
   text?: string;
 }
 
-/** Code of the info diagnostic for a document over the size limit (diagnostics.md has no code for it). */
-export const TOO_LARGE_CODE = 'limits/too-large';
+/** Code of the info diagnostic for a document over the size limit. */
+export const TOO_LARGE_CODE = 'limits/too-large' as const;
 /** Code of the error diagnostic for a rule set that threw. */
-export const INTERNAL_CODE = 'internal';
+export const INTERNAL_CODE = 'internal' as const;
 /** Documents above this many MB are not parsed unless `maxFileSizeMB` says otherwise. */
 export const DEFAULT_MAX_FILE_SIZE_MB = 50;
 
@@ -56,7 +57,7 @@ export function checkDocument(text: string, opts: CheckOptions = {}): CheckResul
   } catch (err) {
     // Every stage guards itself; this is the last line, so an editor never loses its diagnostics loop.
     const reason = err instanceof Error ? err.message : String(err);
-    return { kind: opts.kind, diagnostics: [{ code: INTERNAL_CODE, severity: 'error', message: `Internal error while checking: ${reason}`, range: { start: 0, end: 0 } }], text };
+    return { kind: opts.kind, diagnostics: [{ ...ruleCode(INTERNAL_CODE), message: `Internal error while checking: ${reason}`, range: { start: 0, end: 0 } }], text };
   }
 }
 
@@ -78,7 +79,7 @@ function checkDocumentUnguarded(text: string, opts: CheckOptions): CheckResult {
     const { offset, length, message } = parsed.problem;
     return {
       kind,
-      diagnostics: [{ code: 'json-syntax', severity: 'error', message, range: { start: offset + bom, end: offset + bom + length } }],
+      diagnostics: [{ ...ruleCode('json-syntax'), message, range: { start: offset + bom, end: offset + bom + length } }],
       text,
     };
   }
@@ -103,7 +104,7 @@ function guarded(produce: () => Finding[], what: string): Finding[] {
     return produce();
   } catch (err) {
     const reason = err instanceof RangeError ? 'the document nests too deeply' : err instanceof Error ? err.message : String(err);
-    return [{ code: INTERNAL_CODE, severity: 'error', message: `Internal error in ${what}: ${reason}`, target: { path: [] } }];
+    return [{ ...ruleCode(INTERNAL_CODE), message: `Internal error in ${what}: ${reason}`, target: { path: [] } }];
   }
 }
 
@@ -121,8 +122,7 @@ function versionFinding(kind: DocumentKind, value: unknown): Finding | undefined
   const major = Number(m[1]);
   if (majors.includes(major)) return undefined;
   return {
-    code: 'unsupported-version',
-    severity: 'warning',
+    ...ruleCode('unsupported-version'),
     message: `schema_version "${v}" is an unknown major version; ToonLens knows ${majors.map((x) => `${x}.x`).join(', ')}, so only JSON syntax is checked`,
     target: { path: ['schema_version'] },
   };
@@ -147,8 +147,7 @@ function resolveFindings(body: string, bom: number, findings: Finding[]): CoreDi
 function tooLarge(size: number, limitMB: number): CoreDiagnostic {
   const mb = (size / (1024 * 1024)).toFixed(1);
   return {
-    code: TOO_LARGE_CODE,
-    severity: 'info',
+    ...ruleCode(TOO_LARGE_CODE),
     message: `Not checked: ${mb} MB is over the ${limitMB} MB limit (toonlens.maxFileSizeMB)`,
     range: { start: 0, end: 0 },
   };
@@ -180,7 +179,7 @@ export function checkBytes(bytes: Uint8Array, opts: CheckOptions = {}): CheckRes
 
 function undecodable(opts: CheckOptions, message: string): CheckResult {
   const kind = opts.kind ?? (opts.fsPath ? detectKind('', undefined, kindOpts(opts)) : undefined);
-  return { kind, diagnostics: [{ code: 'json-syntax', severity: 'error', message, range: { start: 0, end: 0 } }] };
+  return { kind, diagnostics: [{ ...ruleCode('json-syntax'), message, range: { start: 0, end: 0 } }] };
 }
 
 /** Byte offset of the first byte that breaks UTF-8 (only called once the native decoder has refused). */

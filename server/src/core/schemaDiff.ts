@@ -20,6 +20,7 @@
  * points at the element (`…/enum/10`: index in the new array when added, in the old one when removed).
  */
 import type { Finding, JsonPath, JsonTarget } from './types';
+import { ruleCode } from './codes';
 
 export type SchemaRole = 'input' | 'output' | 'both';
 export type ChangeClassification = 'breaking' | 'additive';
@@ -554,8 +555,7 @@ export function schemaDriftFindings(oldSchema: unknown, newSchema: unknown, role
     return []; // only a schema nested deeper than the stack allows gets here; drift is advisory
   }
   return changes.map((c) => ({
-    code: c.classification === 'breaking' ? 'schema-drift/breaking' : 'schema-drift/additive',
-    severity: c.classification === 'breaking' ? 'warning' : 'info',
+    ...ruleCode(c.classification === 'breaking' ? 'schema-drift/breaking' : 'schema-drift/additive'),
     message: `${c.message} (${role === 'both' ? 'schema' : role + ' schema'}, vs baseline)`,
     target: targetInNew(newSchema, c),
   }));

@@ -8,6 +8,8 @@
  * for a position AST).
  */
 
+import type { DiagnosticCode } from './codes';
+
 export type Severity = 'error' | 'warning' | 'info' | 'hint';
 
 /** The agent-JSON kinds ToonLens understands. */
@@ -47,7 +49,8 @@ export interface JsonFix {
 
 /** A rule or schema result, before positions are resolved. */
 export interface Finding {
-  code: string;
+  /** A code of the catalogue (codes.ts). */
+  code: DiagnosticCode;
   severity: Severity;
   message: string;
   target: JsonTarget;
@@ -61,7 +64,8 @@ export interface OffsetRange {
 
 /** A finding with its range resolved to offsets in the document text. */
 export interface CoreDiagnostic {
-  code: string;
+  /** A code of the catalogue (codes.ts). */
+  code: DiagnosticCode;
   severity: Severity;
   message: string;
   range: OffsetRange;

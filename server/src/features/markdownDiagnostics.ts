@@ -12,6 +12,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PlanResult } from '../core/markdown/engine';
 import { toonFenceDiagnostics, toonFileDiagnostics } from '../core/toon/fences';
 import type { CoreDiagnostic } from '../core/types';
+import { ruleCode, type DiagnosticCode } from '../core/codes';
 import type { FeatureModule } from './feature';
 import { toLspDiagnostic } from './diagnostics';
 import { charsChange, fmtInt, isMarkdownDocument, isToonDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
@@ -19,7 +20,7 @@ import { convertedFenceOf, toonFencesIn, type FenceAt } from './markdownFences';
 import type { StatusParams } from './protocol';
 
 /** Engine warning codes shown as diagnostics, and their diagnostic codes. */
-export const WARNING_DIAGNOSTIC_CODES: Readonly<Record<string, string>> = {
+export const WARNING_DIAGNOSTIC_CODES: Readonly<Record<string, DiagnosticCode>> = {
   duplicate_rule: 'toon/duplicate-rule',
   vague_rule: 'toon/vague-rule',
   long_section: 'toon/long-section',
@@ -83,7 +84,7 @@ export const markdownDiagnosticsFeature: FeatureModule = {
         provide(doc, settings): Diagnostic[] {
           if (overSizeLimit(doc, settings)) {
             if (isMarkdownDocument(doc)) ctx.setStatus({ uri: doc.uri, text: '' });
-            return [toLspDiagnostic(doc, { code: 'limits/too-large', severity: 'info', message: `File is larger than toonlens.maxFileSizeMB (${settings.maxFileSizeMB} MB): not analysed.`, range: { start: 0, end: 0 } })];
+            return [toLspDiagnostic(doc, { ...ruleCode('limits/too-large'), message: `File is larger than toonlens.maxFileSizeMB (${settings.maxFileSizeMB} MB): not analysed.`, range: { start: 0, end: 0 } })];
           }
           const text = doc.getText();
           if (isToonDocument(doc) && !isMarkdownDocument(doc)) return toonFileDiagnostics(text).map((d) => toLspDiagnostic(doc, d));

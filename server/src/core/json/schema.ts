@@ -8,6 +8,7 @@ import AjvDraft07 from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { DocumentKind, Finding, JsonPath, JsonTarget } from '../types';
+import { ruleCode } from '../codes';
 import verdictSchema from '../../../../schemas/verdict.v1.json';
 import reportSchema from '../../../../schemas/report.v1.json';
 import critiqueSchema from '../../../../schemas/critique-report.v1.json';
@@ -456,7 +457,7 @@ function typeAccepts(schema: unknown, instance: unknown): boolean {
 function toFinding(e: ErrorObject, root: unknown): Finding | undefined {
   const path = pointerToPath(e.instancePath, root);
   const p = e.params as Record<string, unknown>;
-  const at = (target: JsonTarget, message: string): Finding => ({ code: 'schema', severity: 'error', message, target });
+  const at = (target: JsonTarget, message: string): Finding => ({ ...ruleCode('schema'), message, target });
   const where = path.length ? `${pathLabel(path)}: ` : '';
   switch (e.keyword) {
     case 'if':

@@ -4,7 +4,8 @@
  * these rules only read values whose type is already right and skip anything else, so they
  * never throw whatever the document holds.
  */
-import type { Finding, JsonFix, RuleSet, Severity } from '../types';
+import type { JsonFix, RuleSet } from '../types';
+import { defineRule, hitAt, ruleSet, type Rule, type RuleHit } from './rule';
 
 /** The fields that name the outcome; exactly one is present in a well-formed report. */
 export const OUTCOME_FIELDS = ['infraFailure', 'evaluatorError', 'evaluatorModel'] as const;
@@ -77,28 +78,20 @@ export function describeParts(parts: CostSummary['parts']): string {
   return parts.length ? parts.map((p) => p.name).join(' + ') : 'no parts (none present)';
 }
 
-type CritiqueRule = (root: Obj) => Finding[];
-
-function finding(code: string, severity: Severity, message: string, path: (string | number)[], fixes?: JsonFix[]): Finding {
-  return fixes ? { code, severity, message, target: { path }, fixes } : { code, severity, message, target: { path } };
-}
+type CritiqueRule = Rule<Obj>;
 
 /** critique/outcome — exactly one of infraFailure / evaluatorError / evaluatorModel; items [] on a failure branch. */
-export const outcomeRule: CritiqueRule = (root) => {
-  const out: Finding[] = [];
+export const outcomeRule: CritiqueRule = defineRule('critique/outcome', (root) => {
+  const out: RuleHit[] = [];
   const present = OUTCOME_FIELDS.filter((k) => has(root, k));
   if (present.length === 0) {
     out.push({
-      code: 'critique/outcome',
-      severity: 'error',
       message: 'No outcome field: exactly one of infraFailure / evaluatorError / evaluatorModel must be present.',
       target: { path: [], part: 'missing', property: 'evaluatorModel' },
     });
   }
   for (const extra of present.slice(1)) {
     out.push({
-      code: 'critique/outcome',
-      severity: 'error',
       message: `${extra} alongside ${present[0]}: exactly one of infraFailure / evaluatorError / evaluatorModel may be present.`,
       target: { path: [extra], part: 'key' },
     });
@@ -106,19 +99,17 @@ export const outcomeRule: CritiqueRule = (root) => {
   const failure = FAILURE_FIELDS.find((k) => has(root, k));
   if (failure && Array.isArray(root.items) && root.items.length > 0) {
     out.push(
-      finding(
-        'critique/outcome',
-        'error',
+      hitAt(
         `items has ${root.items.length} entr${root.items.length === 1 ? 'y' : 'ies'} but ${failure} is present: no critique was produced, items must be [].`,
         ['items'],
       ),
     );
   }
   return out;
-};
+});
 
 /** critique/cost-total — when complete is true, the parts present sum to totalUsd (±1e-9). */
-export const costTotalRule: CritiqueRule = (root) => {
+export const costTotalRule: CritiqueRule = defineRule('critique/cost-total', (root) => {
   const c = summarizeCost(root);
   if (!c || c.complete !== true || c.totalUsd === undefined || c.matches !== false) return [];
   const fix: JsonFix = {
@@ -127,44 +118,38 @@ export const costTotalRule: CritiqueRule = (root) => {
     fixAll: true,
   };
   return [
-    finding(
-      'critique/cost-total',
-      'error',
+    hitAt(
       `totalUsd ${c.totalUsd} ≠ ${c.sum}, the sum of ${describeParts(c.parts)} (complete is true).`,
       ['costUsd', 'totalUsd'],
       [fix],
     ),
   ];
-};
+});
 
 /** critique/cost-incomplete — complete false: the total undercounts true spend. */
-export const costIncompleteRule: CritiqueRule = (root) => {
+export const costIncompleteRule: CritiqueRule = defineRule('critique/cost-incomplete', (root) => {
   if (!isObject(root.costUsd) || root.costUsd.complete !== false) return [];
   const total = root.costUsd.totalUsd;
   const onTotal = isNum(total);
   return [
-    finding(
-      'critique/cost-incomplete',
-      'info',
+    hitAt(
       onTotal
         ? `costUsd.complete is false: totalUsd ${total} undercounts true spend (a workload was unpriced).`
         : 'costUsd.complete is false: totalUsd undercounts true spend (a workload was unpriced).',
       onTotal ? ['costUsd', 'totalUsd'] : ['costUsd', 'complete'],
     ),
   ];
-};
+});
 
 /** critique/canary — a pass ignored a trusted instruction. */
-export const canaryRule: CritiqueRule = (root) => {
+export const canaryRule: CritiqueRule = defineRule('critique/canary', (root) => {
   const integrity = root.evaluatorIntegrity;
   if (!isObject(integrity)) return [];
-  const out: Finding[] = [];
+  const out: RuleHit[] = [];
   for (const [key, pass] of [['pass1Canary', 'pass 1'], ['pass2Canary', 'pass 2']] as const) {
     if (integrity[key] === false) {
       out.push(
-        finding(
-          'critique/canary',
-          'warning',
+        hitAt(
           `${key} is false: evaluator ${pass} ignored a trusted instruction; an empty or mild critique may be adversarial silencing.`,
           ['evaluatorIntegrity', key],
         ),
@@ -172,103 +157,82 @@ export const canaryRule: CritiqueRule = (root) => {
     }
   }
   return out;
-};
+});
 
 /** critique/self-report — pass 2 was skipped, so no item can come from the self-report. */
-export const selfReportRule: CritiqueRule = (root) => {
+export const selfReportRule: CritiqueRule = defineRule('critique/self-report', (root) => {
   if (root.selfReportStatus !== 'unavailable') return [];
   return objectItems(root)
     .filter(([, it]) => it.source === 'self-report')
     .map(([i]) =>
-      finding(
-        'critique/self-report',
-        'error',
+      hitAt(
         'source is self-report but selfReportStatus is unavailable (pass 2 skipped): expected source evaluator.',
         ['items', i, 'source'],
       ),
     );
-};
+});
 
 /** critique/fidelity-mismatch — the graded turn recorded a different tier than the one critique pinned. */
-export const fidelityMismatchRule: CritiqueRule = (root) => {
+export const fidelityMismatchRule: CritiqueRule = defineRule('critique/fidelity-mismatch', (root) => {
   const graded = root.gradedEffectiveFidelity;
   const fidelity = root.fidelity;
   if (typeof graded !== 'string' || typeof fidelity !== 'string' || graded === fidelity) return [];
   return [
-    finding(
-      'critique/fidelity-mismatch',
-      'warning',
+    hitAt(
       `gradedEffectiveFidelity "${graded}" ≠ fidelity "${fidelity}": the graded turn ran on a different tier than critique pinned.`,
       ['gradedEffectiveFidelity'],
     ),
   ];
-};
+});
 
 /** critique/fingerprint-format — sha256/16: 16 lowercase hex characters. */
-export const fingerprintFormatRule: CritiqueRule = (root) =>
+export const fingerprintFormatRule: CritiqueRule = defineRule('critique/fingerprint-format', (root) =>
   objectItems(root)
     .filter(([, it]) => typeof it.findingFingerprint === 'string' && !FINGERPRINT_RE.test(it.findingFingerprint))
     .map(([i, it]) => {
       const fp = it.findingFingerprint as string;
       const hint = /^[0-9a-fA-F]{16}$/.test(fp) ? ` (lowercase: ${fp.toLowerCase()})` : ` (${fp.length} characters)`;
-      return finding(
-        'critique/fingerprint-format',
-        'error',
+      return hitAt(
         `findingFingerprint "${fp}" is not 16 lowercase hex characters${hint}.`,
         ['items', i, 'findingFingerprint'],
       );
-    });
+    }));
 
 /** critique/citation-unresolved — the cited excerpt did not resolve verbatim (DROPPED section). */
-export const citationUnresolvedRule: CritiqueRule = (root) =>
+export const citationUnresolvedRule: CritiqueRule = defineRule('critique/citation-unresolved', (root) =>
   objectItems(root)
     .filter(([, it]) => it.citationResolved === false)
     .map(([i]) =>
-      finding(
-        'critique/citation-unresolved',
-        'info',
+      hitAt(
         'citationResolved is false: the cited evidence did not resolve verbatim; transparency only, do not act on as-is.',
         ['items', i, 'citationResolved'],
       ),
-    );
+    ));
 
 /** critique/skill-not-invoked — the graded run may never have used the selected skill. */
-export const skillNotInvokedRule: CritiqueRule = (root) => {
+export const skillNotInvokedRule: CritiqueRule = defineRule('critique/skill-not-invoked', (root) => {
   if (root.skillInvocationObserved !== false) return [];
   const skill = typeof root.gradedSkill === 'string' ? ` ${root.gradedSkill}` : '';
   return [
-    finding(
-      'critique/skill-not-invoked',
-      'warning',
+    hitAt(
       `skillInvocationObserved is false: the graded run never mentioned skill${skill}; the critique may grade a run that did not use it.`,
       ['skillInvocationObserved'],
     ),
   ];
-};
+});
 
-/** Every critique rule, in the order of diagnostics.md. */
-export const CRITIQUE_RULES: readonly { code: string; rule: CritiqueRule }[] = [
-  { code: 'critique/outcome', rule: outcomeRule },
-  { code: 'critique/cost-total', rule: costTotalRule },
-  { code: 'critique/cost-incomplete', rule: costIncompleteRule },
-  { code: 'critique/canary', rule: canaryRule },
-  { code: 'critique/self-report', rule: selfReportRule },
-  { code: 'critique/fidelity-mismatch', rule: fidelityMismatchRule },
-  { code: 'critique/fingerprint-format', rule: fingerprintFormatRule },
-  { code: 'critique/citation-unresolved', rule: citationUnresolvedRule },
-  { code: 'critique/skill-not-invoked', rule: skillNotInvokedRule },
+/** Every critique rule, in the order of the codes catalogue. */
+export const CRITIQUE_RULES: readonly CritiqueRule[] = [
+  outcomeRule,
+  costTotalRule,
+  costIncompleteRule,
+  canaryRule,
+  selfReportRule,
+  fidelityMismatchRule,
+  fingerprintFormatRule,
+  citationUnresolvedRule,
+  skillNotInvokedRule,
 ];
 
 /** Rules for critique documents: a non-object root yields nothing (the schema pass reports it). */
-export const critiqueRules: RuleSet = (value) => {
-  if (!isObject(value)) return [];
-  const out: Finding[] = [];
-  for (const { rule } of CRITIQUE_RULES) {
-    try {
-      out.push(...rule(value));
-    } catch {
-      // Defensive only: rules read typed values, but a getter-less exotic value must never break the check.
-    }
-  }
-  return out;
-};
+export const critiqueRules: RuleSet = ruleSet(CRITIQUE_RULES, (value) => (isObject(value) ? value : undefined));

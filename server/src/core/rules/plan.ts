@@ -11,6 +11,7 @@ import type { JsonPath } from '../types';
 import { count, finite, isObj, pctAgrees, type DerivedSection, type Obj } from './verdict/derive';
 import { savingsHit, savingsPctHit, savingsBecause } from './verdict/document';
 import { mismatch, show, type RuleHit, type VerdictDoc, type VerdictRule } from './verdict/table';
+import { ruleCode } from '../codes';
 
 const SECTIONS: JsonPath = ['context_plan', 'sections'];
 const MEASURED_FIELDS = ['profile', 'verdict', 'measured_chars'] as const;
@@ -58,8 +59,7 @@ function heading(s: Obj, i: number): string {
 
 export const planRules: readonly VerdictRule[] = [
   {
-    code: 'plan/partition',
-    severity: 'error',
+    ...ruleCode('plan/partition'),
     rule: 'section ranges partition [0, net.source) in order, lines contiguous from 1 with line_start ≤ line_end',
     check(doc) {
       const p = plan(doc.value);
@@ -102,8 +102,7 @@ export const planRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'plan/frontmatter-shape',
-    severity: 'error',
+    ...ruleCode('plan/frontmatter-shape'),
     rule: 'frontmatter: profile, verdict, measured_chars null and action keep; other sections: none of them null',
     check(doc) {
       const hits: RuleHit[] = [];
@@ -125,8 +124,7 @@ export const planRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'verdict/decision',
-    severity: 'error',
+    ...ruleCode('verdict/decision'),
     rule: "a section's verdict = the §6 policy on its standalone measurement (lossless, never refused)",
     check(doc) {
       const hits: RuleHit[] = [];
@@ -139,8 +137,7 @@ export const planRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'plan/action',
-    severity: 'error',
+    ...ruleCode('plan/action'),
     rule: 'action convert ⇔ section verdict convert',
     check(doc) {
       const hits: RuleHit[] = [];
@@ -154,8 +151,7 @@ export const planRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'plan/section-arithmetic',
-    severity: 'error',
+    ...ruleCode('plan/section-arithmetic'),
     rule: 'section measured_chars: source = char_end − char_start, savings = source − toon, savings_pct from them',
     check(doc) {
       const hits: RuleHit[] = [];
@@ -184,8 +180,7 @@ export const planRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'plan/section-safe-to-auto-apply',
-    severity: 'error',
+    ...ruleCode('plan/section-safe-to-auto-apply'),
     rule: "a section's safe_to_auto_apply = the whole-document formula on its standalone measurement",
     check(doc) {
       const hits: RuleHit[] = [];
@@ -198,8 +193,7 @@ export const planRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'plan/net-arithmetic',
-    severity: 'error',
+    ...ruleCode('plan/net-arithmetic'),
     rule: 'net.savings = source − hybrid, savings_pct from them; net.source = measured_chars.source; hybrid = source when nothing converts',
     check({ value, derived }) {
       const p = plan(value);
@@ -227,8 +221,7 @@ export const planRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'plan/recommend-hybrid',
-    severity: 'error',
+    ...ruleCode('plan/recommend-hybrid'),
     rule: 'recommend_hybrid = some section converts ∧ net savings > 0 ∧ unrounded net percent ≥ MIN_CONVERT_SAVINGS_PCT',
     check({ value, derived }) {
       const p = plan(value);
@@ -238,8 +231,7 @@ export const planRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'plan/safe-to-auto-apply',
-    severity: 'error',
+    ...ruleCode('plan/safe-to-auto-apply'),
     rule: 'plan safe_to_auto_apply = recommend_hybrid ∧ converted > 0 ∧ every converted section safe ∧ reassembly_verified',
     check({ value, derived }) {
       const p = plan(value);
@@ -249,8 +241,7 @@ export const planRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'plan/warning-range',
-    severity: 'warning',
+    ...ruleCode('plan/warning-range'),
     rule: "a section warning's range lies inside its section (whole-document coordinates)",
     check(doc) {
       const hits: RuleHit[] = [];

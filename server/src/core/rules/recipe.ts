@@ -11,7 +11,8 @@
  * is in the schema's five-branch oneOf, which the schema pass checks (with
  * {@link recipeOutputBranch} to name the branch a failed document was closest to).
  */
-import type { Finding, JsonPath, RuleSet } from '../types';
+import type { JsonPath, JsonTarget, RuleSet } from '../types';
+import { defineRule, ruleSet, type Rule, type RuleHit } from './rule';
 import { callOps, isObject, recipeCalls, type RecipeCall, type RecipeOp } from '../recipe/calls';
 import { APPEND_LIMIT_BYTES, PAYLOAD_LIMIT_BYTES, requestBytes, sha256Hex } from '../recipe/payload';
 
@@ -34,27 +35,31 @@ function kib(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} KiB`;
 }
 
+/** What the recipe-input rules read: the calls of the document, and one walk of its chunk ops (on first use). */
+export interface RecipeDoc {
+  calls: RecipeCall[];
+  chunks(): ChunkWalk;
+}
+
 /** recipe/payload-size — a whole tools/call request of 32 KiB or more. */
-export function payloadSizeRule(value: unknown): Finding[] {
-  const out: Finding[] = [];
-  for (const call of recipeCalls(value)) {
+export const payloadSizeRule: Rule<RecipeDoc> = defineRule('recipe/payload-size', ({ calls }) => {
+  const out: RuleHit[] = [];
+  for (const call of calls) {
     const bytes = requestBytes(call.args);
     if (bytes < PAYLOAD_LIMIT_BYTES) continue;
-    const target: Finding['target'] = Array.isArray(call.args.ops) ? { path: [...call.path, 'ops'], part: 'key' } : { path: call.path };
+    const target: JsonTarget = Array.isArray(call.args.ops) ? { path: [...call.path, 'ops'], part: 'key' } : { path: call.path };
     out.push({
-      code: 'recipe/payload-size',
-      severity: 'warning',
       message: `Tool call is ${bytes} bytes serialized (${kib(bytes)}, JSON-escaped UTF-8 with request envelope): keep it under ${PAYLOAD_LIMIT_BYTES} (32 KiB) by sending large content as begin_chunk / append_chunk / commit_chunk.`,
       target,
     });
   }
   return out;
-}
+});
 
 /** recipe/append-size — a complete request carrying an append_chunk of 12 KiB or more. */
-export function appendSizeRule(value: unknown): Finding[] {
-  const out: Finding[] = [];
-  for (const call of recipeCalls(value)) {
+export const appendSizeRule: Rule<RecipeDoc> = defineRule('recipe/append-size', ({ calls }) => {
+  const out: RuleHit[] = [];
+  for (const call of calls) {
     const appends = callOps(call).filter((o) => o.op.op === 'append_chunk');
     if (appends.length === 0) continue;
     const bytes = requestBytes(call.args);
@@ -62,14 +67,12 @@ export function appendSizeRule(value: unknown): Finding[] {
     const first = appends[0]!;
     const path: JsonPath = typeof first.op.text === 'string' ? [...first.path, 'text'] : first.path;
     out.push({
-      code: 'recipe/append-size',
-      severity: 'warning',
       message: `append_chunk request is ${bytes} bytes serialized (${kib(bytes)}): keep each under ${APPEND_LIMIT_BYTES} (12 KiB) by splitting the text over more appends.`,
       target: { path },
     });
   }
   return out;
-}
+});
 
 interface AppendRecord {
   seq: number;
@@ -88,13 +91,19 @@ interface ChunkSession {
   inOrder: boolean;
 }
 
+/** The chunk-seq and chunk-sha hits of one walk, each in send order. */
+export interface ChunkWalk {
+  seq: RuleHit[];
+  sha: RuleHit[];
+}
+
 /**
- * Walks the chunk ops of the document in send order and reports recipe/chunk-seq and recipe/chunk-sha.
+ * Walks the chunk ops of the document in send order, for recipe/chunk-seq and recipe/chunk-sha.
  * A chunk begun in this document must run 0, 1, 2, …; a chunk begun elsewhere (its begin_chunk is in
  * an earlier call not in this document) must run on from its first seq without gaps or repeats.
  */
-export function chunkRules(value: unknown): Finding[] {
-  const out: Finding[] = [];
+export function walkChunks(value: unknown): ChunkWalk {
+  const out: ChunkWalk = { seq: [], sha: [] };
   const sessions = new Map<string, ChunkSession>();
   const ops: RecipeOp[] = effectiveCalls(value).flatMap(callOps);
   for (const { op, path } of ops) {
@@ -113,9 +122,7 @@ export function chunkRules(value: unknown): Finding[] {
       const expected = s.expected ?? seq;
       if (seq !== expected) {
         s.inOrder = false;
-        out.push({
-          code: 'recipe/chunk-seq',
-          severity: 'error',
+        out.seq.push({
           message: `append_chunk seq ${seq} for chunk "${id}": expected ${expected} (${s.begun ? 'a chunk begun here runs 0, 1, 2, …' : 'seq goes up by 1 from the first append, no gaps or repeats'}).`,
           target: { path: [...path, 'seq'] },
         });
@@ -126,14 +133,14 @@ export function chunkRules(value: unknown): Finding[] {
       const s = sessions.get(id);
       sessions.delete(id);
       const finding = s ? chunkShaFinding(id, op.sha256, s, path) : undefined;
-      if (finding) out.push(finding);
+      if (finding) out.sha.push(finding);
     }
   }
   return out;
 }
 
 /** recipe/chunk-sha for one commit, when every append of the chunk is in the document and in order. */
-function chunkShaFinding(id: string, recorded: unknown, s: ChunkSession, commitPath: JsonPath): Finding | undefined {
+function chunkShaFinding(id: string, recorded: unknown, s: ChunkSession, commitPath: JsonPath): RuleHit | undefined {
   if (typeof recorded !== 'string' || !s.inOrder) return undefined;
   const complete = s.begun || (s.appends.length > 0 && s.appends[0]!.seq === 0);
   if (!complete || !s.appends.every((a) => typeof a.text === 'string')) return undefined;
@@ -142,8 +149,6 @@ function chunkShaFinding(id: string, recorded: unknown, s: ChunkSession, commitP
   if (recorded.toLowerCase() === actual) return undefined;
   const parts = s.appends.length === 1 ? '1 append' : `${s.appends.length} appends`;
   return {
-    code: 'recipe/chunk-sha',
-    severity: 'error',
     message: `sha256 ≠ the SHA-256 of chunk "${id}" assembled from its ${parts} (${Buffer.byteLength(assembled, 'utf8')} UTF-8 bytes): expected ${actual}.`,
     target: { path: [...commitPath, 'sha256'] },
     fixes: [
@@ -157,19 +162,18 @@ function chunkShaFinding(id: string, recorded: unknown, s: ChunkSession, commitP
   };
 }
 
+export const chunkSeqRule: Rule<RecipeDoc> = defineRule('recipe/chunk-seq', (doc) => doc.chunks().seq);
+export const chunkShaRule: Rule<RecipeDoc> = defineRule('recipe/chunk-sha', (doc) => doc.chunks().sha);
+
+/** Every recipe-input rule, in the order of the codes catalogue. */
+export const RECIPE_INPUT_RULES: readonly Rule<RecipeDoc>[] = [payloadSizeRule, appendSizeRule, chunkSeqRule, chunkShaRule];
+
 /** Rules for update_recipe_build arguments (one call or a batch of calls). */
-export const recipeInputRules: RuleSet = (value) => {
-  if (!isObject(value) && !Array.isArray(value)) return [];
-  const out: Finding[] = [];
-  for (const rule of [payloadSizeRule, appendSizeRule, chunkRules]) {
-    try {
-      out.push(...rule(value));
-    } catch {
-      // Defensive only: the rules read typed values and never expect to throw.
-    }
-  }
-  return out;
-};
+export const recipeInputRules: RuleSet = ruleSet(RECIPE_INPUT_RULES, (value) => {
+  if (!isObject(value) && !Array.isArray(value)) return undefined;
+  let walk: ChunkWalk | undefined;
+  return { calls: recipeCalls(value), chunks: () => (walk ??= walkChunks(value)) };
+});
 
 /** Rules for review_recipe_build results: none beyond the schema (see the module comment). */
 export const recipeOutputRules: RuleSet = () => [];

@@ -42,24 +42,25 @@ import {
 import { locateProjectRoot, resolveInsideRoot, unsafePathReason, type ReportLocation } from '../report/paths';
 import { checkDedupeSpans, readTargetContent } from '../report/target';
 import { isSha256Hex, lineSpans } from '../report/text';
+import { ruleCode, type DiagnosticCode } from '../codes';
+import { findingOf, pushFindings, type Rule, type RuleHit } from './rule';
 
 /**
- * A static rule, run in one shared pass over the report: `start` is called once per check and returns the
- * rule's hooks for this report (with whatever state the rule keeps across entries). The runner calls
- * `before`, then `entry` and `entryLate` for every entry that is an object (each with its own list, so a rule
- * reports all its `entry` findings before all its `entryLate` ones), then `after`. A rule's findings are
- * `before`, `entry`, `entryLate`, `after` in that order, exactly as if it had walked the report on its own.
+ * A static rule has the uniform rule shape (../rules/rule.ts: code and severity from the catalogue), but
+ * runs in one shared pass over the report: its `check` is called once per report and returns the rule's
+ * hooks for it (with whatever state the rule keeps across entries). The runner calls `before`, then `entry`
+ * and `entryLate` for every entry that is an object (each with its own list, so a rule reports all its
+ * `entry` hits before all its `entryLate` ones), then `after`. A rule's hits are `before`, `entry`,
+ * `entryLate`, `after` in that order, exactly as if it had walked the report on its own; the runner adds
+ * the rule's code and severity to each.
  */
-interface StaticRule {
-  name: string;
-  start(report: Obj): RuleRun;
-}
+type StaticRule = Rule<Obj, RuleRun>;
 
 interface RuleRun {
-  before?(out: Finding[]): void;
-  entry?(c: EntryContext, out: Finding[]): void;
-  entryLate?(c: EntryContext, out: Finding[]): void;
-  after?(out: Finding[]): void;
+  before?(out: RuleHit[]): void;
+  entry?(c: EntryContext, out: RuleHit[]): void;
+  entryLate?(c: EntryContext, out: RuleHit[]): void;
+  after?(out: RuleHit[]): void;
 }
 
 /** What the per-entry hooks see, computed once per entry (valid during the call only: the runner reuses it). */
@@ -97,16 +98,12 @@ class EntryCursor implements EntryContext {
   }
 }
 
-const err = (code: string, message: string, path: JsonPath, fixes?: JsonFix[]): Finding => ({
-  code,
-  severity: 'error',
+const err = (message: string, path: JsonPath, fixes?: JsonFix[]): RuleHit => ({
   message,
   target: { path },
   ...(fixes ? { fixes } : {}),
 });
-const missing = (code: string, message: string, path: JsonPath, property: string): Finding => ({
-  code,
-  severity: 'error',
+const missing = (message: string, path: JsonPath, property: string): RuleHit => ({
   message,
   target: { path, part: 'missing', property },
 });
@@ -136,8 +133,8 @@ function comparablePath(p: string): string {
 }
 
 const entryNotInShortlist: StaticRule = {
-  name: 'entry-not-in-shortlist',
-  start(report) {
+  ...ruleCode('report/entry-not-in-shortlist'),
+  check(report) {
     const members = new Set<string>();
     const dirs: string[] = [];
     for (const item of shortlistOf(report)) {
@@ -154,23 +151,21 @@ const entryNotInShortlist: StaticRule = {
         const c = comparablePath(p);
         if (members.has(c) || (dirs.length > 0 && dirs.some((d) => c.startsWith(d)))) return;
         const hint = members.has(c + '/') ? ` (the shortlist has the directory "${c}/")` : '';
-        out.push(err('report/entry-not-in-shortlist', `"${p}" is not in shortlist: the scanner must surface a file before the AI pass adds an entry${hint}`, ['entries', i, 'path']));
+        out.push(err(`"${p}" is not in shortlist: the scanner must surface a file before the AI pass adds an entry${hint}`, ['entries', i, 'path']));
       },
     };
   },
 };
 
 const exactEditBiconditional: StaticRule = {
-  name: 'exact-edit-biconditional',
-  start: () => ({
+  ...ruleCode('report/exact-edit-biconditional'),
+  check: () => ({
     entry({ entry, i }, out) {
       const present = has(entry, 'exact_edit');
       if (entry.op_type === 'deterministic' && !present) {
-        out.push(missing('report/exact-edit-biconditional', 'op_type is deterministic but exact_edit is missing', ['entries', i], 'exact_edit'));
+        out.push(missing('op_type is deterministic but exact_edit is missing', ['entries', i], 'exact_edit'));
       } else if (entry.op_type === 'generative' && present) {
         out.push({
-          code: 'report/exact-edit-biconditional',
-          severity: 'error',
           message: 'op_type is generative: exact_edit must be omitted',
           target: { path: ['entries', i, 'exact_edit'], part: 'key' },
         });
@@ -187,8 +182,8 @@ function lifecycleArgument(entry: Obj) {
 }
 
 const safetyTier: StaticRule = {
-  name: 'safety-tier',
-  start: () => ({
+  ...ruleCode('report/safety-tier'),
+  check: () => ({
     entry({ entry, i }, out) {
       const recorded = entry.safety_tier;
       if (recorded !== 'auto' && recorded !== 'confirm') return;
@@ -203,31 +198,31 @@ const safetyTier: StaticRule = {
         // Lowering to confirm is always safe unattended; raising to auto deserves a human look.
         fixAll: derived === 'confirm',
       };
-      out.push(err('report/safety-tier', `safety_tier is "${recorded}" but derives to "${derived}": ${why}`, ['entries', i, 'safety_tier'], [fix]));
+      out.push(err(`safety_tier is "${recorded}" but derives to "${derived}": ${why}`, ['entries', i, 'safety_tier'], [fix]));
     },
   }),
 };
 
 const kindCharacterization: StaticRule = {
-  name: 'kind-characterization',
-  start: () => ({
+  ...ruleCode('report/kind-characterization'),
+  check: () => ({
     entry({ entry, edit: ee, i }, out) {
       if (!ee) return;
       const kind = ee.kind as keyof typeof KIND_CHARACTERIZATION;
       const fixed = KIND_CHARACTERIZATION[kind];
       if (typeof entry.is_destructive === 'boolean' && entry.is_destructive !== fixed.isDestructive) {
-        out.push(err('report/kind-characterization', `${kind} is ${fixed.isDestructive ? 'destructive' : 'non-destructive'}: is_destructive must be ${fixed.isDestructive}`, ['entries', i, 'is_destructive']));
+        out.push(err(`${kind} is ${fixed.isDestructive ? 'destructive' : 'non-destructive'}: is_destructive must be ${fixed.isDestructive}`, ['entries', i, 'is_destructive']));
       }
       if (fixed.isReversible !== 'either' && typeof entry.is_reversible === 'boolean' && entry.is_reversible !== fixed.isReversible) {
-        out.push(err('report/kind-characterization', `${kind} is ${fixed.isReversible ? 'reversible' : 'irreversible'}: is_reversible must be ${fixed.isReversible}`, ['entries', i, 'is_reversible']));
+        out.push(err(`${kind} is ${fixed.isReversible ? 'reversible' : 'irreversible'}: is_reversible must be ${fixed.isReversible}`, ['entries', i, 'is_reversible']));
       }
     },
   }),
 };
 
 const category: StaticRule = {
-  name: 'category',
-  start: () => ({
+  ...ruleCode('report/category'),
+  check: () => ({
     entry({ entry, i }, out) {
       const cat = entry.category;
       const cls = get(cat, 'class');
@@ -237,40 +232,39 @@ const category: StaticRule = {
       if (allowed.includes(subtype)) return;
       const other = cls === 'stale' ? 'bloat' : 'stale';
       const hint = SUBTYPES_BY_CLASS[other].includes(subtype) ? ` ("${subtype}" is a ${other} subtype)` : '';
-      out.push(err('report/category', `subtype "${subtype}" is not a ${cls} subtype; expected one of ${allowed.join(', ')}${hint}`, ['entries', i, 'category', 'subtype']));
+      out.push(err(`subtype "${subtype}" is not a ${cls} subtype; expected one of ${allowed.join(', ')}${hint}`, ['entries', i, 'category', 'subtype']));
     },
   }),
 };
 
 const kindFields: StaticRule = {
-  name: 'kind-fields',
-  start: () => ({
+  ...ruleCode('report/kind-fields'),
+  check: () => ({
     entry({ edit: ee, i }, out) {
       if (!ee) return;
-      const code = 'report/kind-fields';
       const kind = ee.kind as keyof typeof KIND_REQUIRED_FIELDS;
       const at = (): JsonPath => ['entries', i, 'exact_edit']; // built only for a finding
-      if (!has(ee, 'expected_sha256')) out.push(missing(code, `${kind} requires expected_sha256`, at(), 'expected_sha256'));
+      if (!has(ee, 'expected_sha256')) out.push(missing(`${kind} requires expected_sha256`, at(), 'expected_sha256'));
       for (const field of KIND_REQUIRED_FIELDS[kind]) {
-        if (!has(ee, field)) out.push(missing(code, `${kind} requires ${field}`, at(), field));
+        if (!has(ee, field)) out.push(missing(`${kind} requires ${field}`, at(), field));
       }
       const anchor = ee.anchor;
       if (isObj(anchor)) {
         if (LIFECYCLE_KINDS.includes(kind)) {
-          if (!has(anchor, 'whole_file')) out.push(missing(code, `${kind} requires a whole-file anchor { "whole_file": true }`, [...at(), 'anchor'], 'whole_file'));
-          else if (!isWholeFileAnchor(anchor)) out.push(err(code, `${kind} requires a whole-file anchor: whole_file must be true`, [...at(), 'anchor', 'whole_file']));
+          if (!has(anchor, 'whole_file')) out.push(missing(`${kind} requires a whole-file anchor { "whole_file": true }`, [...at(), 'anchor'], 'whole_file'));
+          else if (!isWholeFileAnchor(anchor)) out.push(err(`${kind} requires a whole-file anchor: whole_file must be true`, [...at(), 'anchor', 'whole_file']));
         } else {
-          for (const f of LINE_ANCHOR_FIELDS) if (!has(anchor, f)) out.push(missing(code, `${kind} anchor requires ${f}`, [...at(), 'anchor'], f));
+          for (const f of LINE_ANCHOR_FIELDS) if (!has(anchor, f)) out.push(missing(`${kind} anchor requires ${f}`, [...at(), 'anchor'], f));
         }
       }
       if (kind === 'dedupe' && isObj(ee.canonical_ref)) {
-        for (const f of CANONICAL_REF_FIELDS) if (!has(ee.canonical_ref, f)) out.push(missing(code, `canonical_ref requires ${f}`, [...at(), 'canonical_ref'], f));
+        for (const f of CANONICAL_REF_FIELDS) if (!has(ee.canonical_ref, f)) out.push(missing(`canonical_ref requires ${f}`, [...at(), 'canonical_ref'], f));
       }
       if (LIFECYCLE_KINDS.includes(kind) && isObj(ee.lifecycle)) {
-        for (const f of LIFECYCLE_FIELDS) if (!has(ee.lifecycle, f)) out.push(missing(code, `lifecycle requires ${f}`, [...at(), 'lifecycle'], f));
+        for (const f of LIFECYCLE_FIELDS) if (!has(ee.lifecycle, f)) out.push(missing(`lifecycle requires ${f}`, [...at(), 'lifecycle'], f));
       }
-      if (kind === 'replace-text' && ee.match === '') out.push(err(code, 'match is empty: replace-text needs the text to replace', [...at(), 'match']));
-      if (kind === 'insert-frontmatter' && ee.key === '') out.push(err(code, 'key is empty: insert-frontmatter needs a frontmatter key', [...at(), 'key']));
+      if (kind === 'replace-text' && ee.match === '') out.push(err('match is empty: replace-text needs the text to replace', [...at(), 'match']));
+      if (kind === 'insert-frontmatter' && ee.key === '') out.push(err('key is empty: insert-frontmatter needs a frontmatter key', [...at(), 'key']));
     },
   }),
 };
@@ -278,10 +272,10 @@ const LINE_ANCHOR_FIELDS = ['start_line', 'end_line'] as const;
 const CANONICAL_REF_FIELDS = ['path', 'start_line', 'end_line'] as const;
 const LIFECYCLE_FIELDS = ['rule_ref', 'lifetime'] as const;
 
-type LifecycleCheck = (out: Finding[], l: Obj, at: JsonPath) => void;
+type LifecycleCheck = (out: RuleHit[], l: Obj, at: JsonPath) => void;
 
 /** Checks the lifecycle objects of the shortlist items. */
-function shortlistLifecycles(report: Obj, out: Finding[], check: LifecycleCheck): void {
+function shortlistLifecycles(report: Obj, out: RuleHit[], check: LifecycleCheck): void {
   shortlistOf(report).forEach((item, k) => {
     const l = get(item, 'lifecycle');
     if (isObj(l)) check(out, l, ['shortlist', k, 'lifecycle']);
@@ -289,7 +283,7 @@ function shortlistLifecycles(report: Obj, out: Finding[], check: LifecycleCheck)
 }
 
 /** Checks the lifecycle objects of an entry (its own, then its exact_edit's). */
-function entryLifecycles(entry: Obj, i: number, out: Finding[], check: LifecycleCheck): void {
+function entryLifecycles(entry: Obj, i: number, out: RuleHit[], check: LifecycleCheck): void {
   if (isObj(entry.lifecycle)) check(out, entry.lifecycle, ['entries', i, 'lifecycle']);
   const l = get(entry.exact_edit, 'lifecycle');
   if (isObj(l)) check(out, l, ['entries', i, 'exact_edit', 'lifecycle']);
@@ -299,53 +293,48 @@ const present = (o: Obj, k: string) => has(o, k) && o[k] !== null && o[k] !== un
 
 /** lifecycle-served on one lifecycle object. */
 const checkServed: LifecycleCheck = (out, l, at) => {
-  const code = 'report/lifecycle-served';
   const hasPath = present(l, 'served_when_path');
   const hasJudged = present(l, 'served_when');
   if (hasPath && hasJudged) {
-    out.push(err(code, 'lifecycle has both served_when_path and served_when: keep exactly one', [...at, 'served_when']));
+    out.push(err('lifecycle has both served_when_path and served_when: keep exactly one', [...at, 'served_when']));
   } else if (l.lifetime === 'delete-once-served' && !hasPath && !hasJudged) {
-    out.push(missing(code, 'delete-once-served needs exactly one of served_when_path (scanner-proven) or served_when (classifier-judged)', at, 'served_when_path'));
+    out.push(missing('delete-once-served needs exactly one of served_when_path (scanner-proven) or served_when (classifier-judged)', at, 'served_when_path'));
   } else if (l.lifetime === 'temporary' && (hasPath || hasJudged)) {
     const f = hasPath ? 'served_when_path' : 'served_when';
-    out.push(err(code, `a temporary lifecycle is keyed on age: ${f} must be omitted`, [...at, f]));
+    out.push(err(`a temporary lifecycle is keyed on age: ${f} must be omitted`, [...at, f]));
   }
 };
 
 const lifecycleServed: StaticRule = {
-  name: 'lifecycle-served',
-  start: (report) => ({
+  ...ruleCode('report/lifecycle-served'),
+  check: (report) => ({
     before: (out) => shortlistLifecycles(report, out, checkServed),
     entry: ({ entry, i }, out) => entryLifecycles(entry, i, out, checkServed),
   }),
 };
 
 const extractionTarget: StaticRule = {
-  name: 'extraction-target',
-  start: () => ({
+  ...ruleCode('report/extraction-target'),
+  check: () => ({
     entry({ edit: ee, i }, out) {
       if (!ee || ee.kind !== 'extract-then-delete') return;
-      const code = 'report/extraction-target';
       const at: JsonPath = ['entries', i, 'exact_edit'];
       if (!present(ee, 'extraction_target')) {
-        out.push(missing(code, 'extract-then-delete requires extraction_target (repo-durable or cross-repo)', at, 'extraction_target'));
+        out.push(missing('extract-then-delete requires extraction_target (repo-durable or cross-repo)', at, 'extraction_target'));
       } else if (ee.extraction_target === 'repo-durable' && (!present(ee, 'target_ref') || ee.target_ref === '')) {
-        out.push(missing(code, 'a repo-durable extraction requires target_ref: the document that receives the content', at, 'target_ref'));
+        out.push(missing('a repo-durable extraction requires target_ref: the document that receives the content', at, 'target_ref'));
       }
     },
   }),
 };
 
 const promotionCandidate: StaticRule = {
-  name: 'promotion-candidate',
-  start(report) {
-    const code = 'report/promotion-candidate';
+  ...ruleCode('report/promotion-candidate'),
+  check(report) {
     if (!has(report, 'promotion_candidates')) {
       return {
         before(out) {
           out.push({
-            code,
-            severity: 'warning',
             message: 'promotion_candidates is missing: the spec requires it on every report, empty when no candidate applies',
             target: { path: [], part: 'missing', property: 'promotion_candidates' },
             fixes: [{ title: 'Add promotion_candidates: [] — required on every report, possibly empty', edits: [{ path: ['promotion_candidates'], value: [] }], fixAll: false }],
@@ -367,8 +356,6 @@ const promotionCandidate: StaticRule = {
           const p = str(get(c, 'path'));
           if (p === undefined || judged.has(comparablePath(p))) return;
           out.push({
-            code,
-            severity: 'warning',
             message: `"${p}" is not an entry with a classifier-judged served_when; promotion candidates apply only to those`,
             target: { path: ['promotion_candidates', k, 'path'] },
           });
@@ -391,20 +378,20 @@ export function isIsoUtcTimestamp(s: string): boolean {
 }
 
 const generatedAt: StaticRule = {
-  name: 'generated-at',
-  start: (report) => ({
+  ...ruleCode('report/generated-at'),
+  check: (report) => ({
     before(out) {
       const g = report.generated_at;
       if (typeof g !== 'string' || isIsoUtcTimestamp(g)) return;
-      out.push(err('report/generated-at', `generated_at "${g}" is not an ISO-8601 UTC timestamp (e.g. 2026-11-29T10:00:00Z)`, ['generated_at']));
+      out.push(err(`generated_at "${g}" is not an ISO-8601 UTC timestamp (e.g. 2026-11-29T10:00:00Z)`, ['generated_at']));
     },
   }),
 };
 
 /** The unsafe-path finding for `value` when it is an unsafe path; `at` is only called then (no garbage per safe path). */
-function checkPath(out: Finding[], value: unknown, at: (a?: string | number, b?: string) => JsonPath, a?: string | number, b?: string, allowDotDot = false): void {
+function checkPath(out: RuleHit[], value: unknown, at: (a?: string | number, b?: string) => JsonPath, a?: string | number, b?: string, allowDotDot = false): void {
   const why = unsafePathReason(value, allowDotDot ? ALLOW_DOT_DOT : NO_DOT_DOT);
-  if (why) out.push(err('report/unsafe-path', `${JSON.stringify(value)} ${why}; report paths are project-root-relative and never leave it`, at(a, b)));
+  if (why) out.push(err(`${JSON.stringify(value)} ${why}; report paths are project-root-relative and never leave it`, at(a, b)));
 }
 const ALLOW_DOT_DOT = { allowDotDot: true } as const;
 const NO_DOT_DOT = { allowDotDot: false } as const;
@@ -415,8 +402,8 @@ const editPath = (i?: string | number, field?: string): JsonPath => (field === '
 const checkServedWhenPath: LifecycleCheck = (out, l, at) => checkPath(out, l.served_when_path, () => [...at, 'served_when_path']);
 
 const unsafePath: StaticRule = {
-  name: 'unsafe-path',
-  start: (report) => ({
+  ...ruleCode('report/unsafe-path'),
+  check: (report) => ({
     before(out) {
       checkPath(out, get(report.scan, 'project_root'), fixedPath('scan', 'project_root'), undefined, undefined, true);
       shortlistOf(report).forEach((item, k) => {
@@ -444,8 +431,8 @@ const unsafePath: StaticRule = {
 
 /** Static half of anchor-out-of-range: start_line < 1 or start_line > end_line. */
 const anchorOrder: StaticRule = {
-  name: 'anchor-order',
-  start: () => ({
+  ...ruleCode('report/anchor-out-of-range'),
+  check: () => ({
     entry({ edit: ee, i }, out) {
       if (!ee) return;
       checkAnchorOrder(out, ee.anchor, i, 'anchor');
@@ -455,12 +442,12 @@ const anchorOrder: StaticRule = {
 };
 
 /** anchor-order on one `{start_line, end_line}` (as lineAnchor reads it, without building it). */
-function checkAnchorOrder(out: Finding[], ref: unknown, i: number, field: string): void {
+function checkAnchorOrder(out: RuleHit[], ref: unknown, i: number, field: string): void {
   const start = lineNumber(get(ref, 'start_line'));
   const end = lineNumber(get(ref, 'end_line'));
   if (start === undefined || end === undefined) return;
-  if (start < 1) out.push(err('report/anchor-out-of-range', `start_line ${start} is before line 1 (lines are 1-based)`, ['entries', i, 'exact_edit', field, 'start_line']));
-  else if (start > end) out.push(err('report/anchor-out-of-range', `start_line ${start} is after end_line ${end}`, ['entries', i, 'exact_edit', field, 'start_line']));
+  if (start < 1) out.push(err(`start_line ${start} is before line 1 (lines are 1-based)`, ['entries', i, 'exact_edit', field, 'start_line']));
+  else if (start > end) out.push(err(`start_line ${start} is after end_line ${end}`, ['entries', i, 'exact_edit', field, 'start_line']));
 }
 
 /** The static rules, in a fixed order (the order of their findings). */
@@ -481,11 +468,12 @@ export const STATIC_REPORT_RULES: readonly StaticRule[] = [
 
 /** One rule's run: its hooks and its findings, one list per phase; `failed` once any hook threw. */
 interface Running {
+  rule: StaticRule;
   run: RuleRun;
-  before: Finding[];
-  entry: Finding[];
-  entryLate: Finding[];
-  after: Finding[];
+  before: RuleHit[];
+  entry: RuleHit[];
+  entryLate: RuleHit[];
+  after: RuleHit[];
   failed: boolean;
 }
 
@@ -498,9 +486,9 @@ export function staticReportFindings(report: unknown): Finding[] {
   if (!isObj(report)) return [];
   const runs: Running[] = [];
   for (const rule of STATIC_REPORT_RULES) {
-    const r: Running = { run: {}, before: [], entry: [], entryLate: [], after: [], failed: false };
+    const r: Running = { rule, run: {}, before: [], entry: [], entryLate: [], after: [], failed: false };
     try {
-      r.run = rule.start(report);
+      r.run = rule.check(report);
       r.run.before?.(r.before);
     } catch {
       r.failed = true;
@@ -509,7 +497,7 @@ export function staticReportFindings(report: unknown): Finding[] {
   }
   // Every per-entry hook with the list it writes to, in rule order (each rule's entry and entryLate findings
   // go to separate lists, so calling one rule's entryLate before the next rule's entry changes no order).
-  type Hook = { r: Running; fn: (c: EntryContext, out: Finding[]) => void; out: Finding[] };
+  type Hook = { r: Running; fn: (c: EntryContext, out: RuleHit[]) => void; out: RuleHit[] };
   let hooks: Hook[] = [];
   for (const r of runs) {
     if (r.failed) continue;
@@ -560,12 +548,13 @@ export function staticReportFindings(report: unknown): Finding[] {
     } catch {
       continue;
     }
-    for (const list of [r.before, r.entry, r.entryLate, r.after]) for (const f of list) out.push(f);
+    for (const list of [r.before, r.entry, r.entryLate, r.after]) pushFindings(out, r.rule, list);
   }
   return out;
 }
 
-const warn = (code: string, message: string, path: JsonPath): Finding => ({ code, severity: 'warning', message, target: { path } });
+/** A live finding of `code` at its catalogue severity. */
+const live = (code: DiagnosticCode, message: string, path: JsonPath): Finding => findingOf(code, { message, target: { path } });
 
 /** The live rules: resolve each exact_edit target in the workspace and compare it with the report. */
 export function liveReportFindings(report: unknown, reportFsPath: string, workspace: WorkspaceReader): Finding[] {
@@ -574,8 +563,8 @@ export function liveReportFindings(report: unknown, reportFsPath: string, worksp
   if (!located.ok) {
     const pr = get(report.scan, 'project_root');
     if (typeof pr !== 'string' || unsafePathReason(pr, { allowDotDot: true })) return [];
-    if (/leaves|outside/.test(located.reason)) return [err('report/unsafe-path', `${located.reason}; nothing in this report is applied`, ['scan', 'project_root'])];
-    if (/does not exist/.test(located.reason)) return [warn('report/missing-target', located.reason, ['scan', 'project_root'])];
+    if (/leaves|outside/.test(located.reason)) return [live('report/unsafe-path', `${located.reason}; nothing in this report is applied`, ['scan', 'project_root'])];
+    if (/does not exist/.test(located.reason)) return [live('report/missing-target', located.reason, ['scan', 'project_root'])];
     return [];
   }
   const out: Finding[] = [];
@@ -596,7 +585,7 @@ function liveEntryFindings(loc: ReportLocation, entry: Obj, ee: Obj, i: number, 
   if (typeof rel !== 'string' || unsafePathReason(rel)) return out;
   const resolved = resolveInsideRoot(loc, rel, workspace);
   if (!resolved.ok) {
-    out.push(err('report/unsafe-path', resolved.reason, ['entries', i, 'path']));
+    out.push(live('report/unsafe-path', resolved.reason, ['entries', i, 'path']));
     return out;
   }
   // Other paths the edit names must not escape through symlinks either.
@@ -607,26 +596,26 @@ function liveEntryFindings(loc: ReportLocation, entry: Obj, ee: Obj, i: number, 
   for (const [p, pAt] of others) {
     if (typeof p !== 'string' || unsafePathReason(p)) continue;
     const r = resolveInsideRoot(loc, p, workspace);
-    if (!r.ok) out.push(err('report/unsafe-path', r.reason, pAt));
+    if (!r.ok) out.push(live('report/unsafe-path', r.reason, pAt));
   }
   if (rel.endsWith('/')) {
-    if (resolved.realPath === undefined) out.push(warn('report/missing-target', `${rel} does not exist`, ['entries', i, 'path']));
+    if (resolved.realPath === undefined) out.push(live('report/missing-target', `${rel} does not exist`, ['entries', i, 'path']));
     return out; // a directory aggregate has no file hash or lines to compare
   }
   const content = readTargetContent(workspace, resolved);
   if (!content) {
-    out.push(warn('report/missing-target', `${rel} does not exist`, ['entries', i, 'path']));
+    out.push(live('report/missing-target', `${rel} does not exist`, ['entries', i, 'path']));
     return out;
   }
   if (isSha256Hex(ee.expected_sha256) && content.sha256 !== ee.expected_sha256) {
-    out.push(warn('report/stale-edit', `${rel} changed since generated_at (sha256 now ${content.sha256.slice(0, 12)}…); re-run the check`, [...at, 'expected_sha256']));
+    out.push(live('report/stale-edit', `${rel} changed since generated_at (sha256 now ${content.sha256.slice(0, 12)}…); re-run the check`, [...at, 'expected_sha256']));
     return out;
   }
   if (content.text === undefined) return out;
   const lineCount = lineSpans(content.text).length;
   const anchor = lineAnchor(ee.anchor);
   if (anchor && anchor.start >= 1 && anchor.start <= anchor.end && anchor.end > lineCount) {
-    out.push(err('report/anchor-out-of-range', `end_line ${anchor.end} is beyond the last line (${lineCount}) of ${rel}`, [...at, 'anchor', 'end_line']));
+    out.push(live('report/anchor-out-of-range', `end_line ${anchor.end} is beyond the last line (${lineCount}) of ${rel}`, [...at, 'anchor', 'end_line']));
     return out;
   }
   if (ee.kind === 'dedupe' && anchor && anchor.start >= 1 && anchor.start <= anchor.end) out.push(...liveDedupeFindings(loc, ee, i, content.text, resolved.realPath, anchor, workspace));
@@ -648,15 +637,15 @@ function liveDedupeFindings(
   const cAnchor = lineAnchor(ref);
   if (typeof cPath !== 'string' || unsafePathReason(cPath) || !cAnchor || cAnchor.start < 1 || cAnchor.start > cAnchor.end) return [];
   const resolved = resolveInsideRoot(loc, cPath, workspace);
-  if (!resolved.ok) return [err('report/unsafe-path', resolved.reason, [...at, 'path'])];
+  if (!resolved.ok) return [live('report/unsafe-path', resolved.reason, [...at, 'path'])];
   const content = readTargetContent(workspace, resolved);
-  if (!content) return [warn('report/missing-target', `canonical_ref ${cPath} does not exist`, [...at, 'path'])];
+  if (!content) return [live('report/missing-target', `canonical_ref ${cPath} does not exist`, [...at, 'path'])];
   if (content.text === undefined) return [];
   const sameFile = realPath !== undefined && resolved.realPath === realPath;
   const check = checkDedupeSpans(text, anchor, sameFile ? text : content.text, cAnchor, sameFile);
   if (check.ok) return [];
-  if (check.code === 'anchor-out-of-range') return [err('report/anchor-out-of-range', `end_line ${cAnchor.end} is beyond the last line of ${cPath}`, [...at, 'end_line'])];
-  return [err('report/dedupe-not-duplicate', `dedupe span ${anchor.start}–${anchor.end} is not a duplicate: ${check.reason}`, at)];
+  if (check.code === 'anchor-out-of-range') return [live('report/anchor-out-of-range', `end_line ${cAnchor.end} is beyond the last line of ${cPath}`, [...at, 'end_line'])];
+  return [live('report/dedupe-not-duplicate', `dedupe span ${anchor.start}–${anchor.end} is not a duplicate: ${check.reason}`, at)];
 }
 
 /** All report rules: static always; live when the context has a workspace and the report's path. */

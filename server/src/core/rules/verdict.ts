@@ -4,24 +4,16 @@
  * the producer's policy (../policy.ts). Schema validation runs separately; these rules
  * skip whatever they cannot evaluate and never throw.
  */
-import type { Finding, RuleContext, RuleSet } from '../types';
+import type { RuleSet } from '../types';
 import { deriveVerdict, isObj } from './verdict/derive';
 import { documentRules } from './verdict/document';
 import { planRules } from './plan';
-import { runRules, type VerdictRule } from './verdict/table';
+import type { VerdictDoc, VerdictRule } from './verdict/table';
+import { ruleSet } from './rule';
 
 /** The whole table: document rules, then plan rules. */
 export const VERDICT_RULES: readonly VerdictRule[] = [...documentRules, ...planRules];
 
-export const verdictRules: RuleSet = (value: unknown, _ctx: RuleContext): Finding[] => {
-  if (!isObj(value)) return [];
-  let derived;
-  try {
-    derived = deriveVerdict(value);
-  } catch {
-    return [];
-  }
-  return runRules(VERDICT_RULES, { value, derived });
-};
+export const verdictRules: RuleSet = ruleSet(VERDICT_RULES, (value): VerdictDoc | undefined => (isObj(value) ? { value, derived: deriveVerdict(value) } : undefined));
 
 export { deriveVerdict } from './verdict/derive';

@@ -14,8 +14,9 @@ import markdownit from 'markdown-it';
 import type { MarkdownIt } from 'markdown-it';
 import { decode, ToonDecodeError } from '@toon-format/toon';
 import type { CoreDiagnostic } from '../types';
+import { ruleCode } from '../codes';
 
-export const FENCE_DECODE_CODE = 'toon/fence-decode';
+export const FENCE_DECODE_CODE = 'toon/fence-decode' as const;
 
 export interface ToonFence {
   /** Offset of the info string's language word (`toon`) on the opening fence line. */
@@ -138,8 +139,7 @@ export function toonDecodeFailure(text: string): { message: string; line?: numbe
 function lineDiagnostic(lines: Lines, line: number, message: string): CoreDiagnostic {
   const n = Math.max(0, Math.min(line, lines.count - 1));
   return {
-    code: FENCE_DECODE_CODE,
-    severity: 'error',
+    ...ruleCode(FENCE_DECODE_CODE),
     message,
     range: { start: lines.starts[n]!, end: lines.ends[n]! },
   };

@@ -8,6 +8,7 @@ import { rawSavingsPct, WARNING_SEVERITY } from '../../policy';
 import type { JsonPath } from '../../types';
 import { count, finite, isObj, pctAgrees, type Measure } from './derive';
 import { mismatch, show, type RuleHit, type VerdictDoc, type VerdictRule } from './table';
+import { ruleCode } from '../../codes';
 
 /** Why savings_pct has its value, for messages and fix titles. */
 export function pctBecause(m: Measure, savingsName = 'savings'): string {
@@ -59,8 +60,7 @@ function firstLine(s: string): string {
 
 export const documentRules: readonly VerdictRule[] = [
   {
-    code: 'verdict/safe-to-auto-apply',
-    severity: 'error',
+    ...ruleCode('verdict/safe-to-auto-apply'),
     rule: 'safe_to_auto_apply = convert ∧ mode lossless ∧ flags.lossless ∧ flags.valid ∧ savings > 0 ∧ no warning-severity warning',
     check({ value, derived }) {
       const s = derived.safety;
@@ -69,24 +69,21 @@ export const documentRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'verdict/savings',
-    severity: 'error',
+    ...ruleCode('verdict/savings'),
     rule: 'measured_chars.savings = source − toon',
     check({ value, derived }) {
       return savingsHit(['measured_chars'], value.measured_chars, derived.measure, 'measured_chars.');
     },
   },
   {
-    code: 'verdict/savings-pct',
-    severity: 'error',
+    ...ruleCode('verdict/savings-pct'),
     rule: 'measured_chars.savings_pct = (source − toon) / source × 100, one decimal (±0.05)',
     check({ value, derived }) {
       return savingsPctHit(['measured_chars'], value.measured_chars, derived.measure, 'measured_chars.');
     },
   },
   {
-    code: 'verdict/token-arithmetic',
-    severity: 'warning',
+    ...ruleCode('verdict/token-arithmetic'),
     rule: 'token_estimates savings = source − toon; ratio rows = measured chars / chars_per_token, rounded',
     check({ value, derived }) {
       const te = value.token_estimates;
@@ -130,8 +127,7 @@ export const documentRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'verdict/candidate-length',
-    severity: 'error',
+    ...ruleCode('verdict/candidate-length'),
     rule: 'measured_chars.toon = toon_candidate length (UTF-16 code units) when the candidate is present',
     check({ value }) {
       const c = value.toon_candidate;
@@ -143,8 +139,7 @@ export const documentRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'verdict/candidate-decode',
-    severity: 'error',
+    ...ruleCode('verdict/candidate-decode'),
     rule: 'flags.valid agrees with a strict TOON decode of toon_candidate',
     check({ value }) {
       const c = value.toon_candidate;
@@ -166,8 +161,7 @@ export const documentRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'verdict/refused-shape',
-    severity: 'error',
+    ...ruleCode('verdict/refused-shape'),
     rule: 'refused ⇒ toon_candidate null and delimiter null; delimiter null ⇒ refused',
     check({ value }) {
       const v = value.verdict;
@@ -187,8 +181,7 @@ export const documentRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'verdict/decision',
-    severity: 'error',
+    ...ruleCode('verdict/decision'),
     rule: 'verdict = the §6 policy recomputed from the integer counts and the warning codes',
     check({ value, derived }) {
       const d = derived.decision;
@@ -204,8 +197,7 @@ export const documentRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'verdict/lossless-flag',
-    severity: 'error',
+    ...ruleCode('verdict/lossless-flag'),
     rule: 'mode lossless ⇒ flags.lossless; a lossy_applied warning ⇒ not flags.lossless',
     check(doc) {
       const { value } = doc;
@@ -221,8 +213,7 @@ export const documentRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'verdict/target-reached',
-    severity: 'error',
+    ...ruleCode('verdict/target-reached'),
     rule: 'target_not_reached ⇒ target_reached false; target_reached false ⇒ target_not_reached or budget_refused',
     check(doc) {
       const { value } = doc;
@@ -242,8 +233,7 @@ export const documentRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'verdict/unknown-warning-code',
-    severity: 'info',
+    ...ruleCode('verdict/unknown-warning-code'),
     rule: 'a warning code outside the v1 registry (tolerated; its recorded severity decides)',
     check({ value }) {
       const hits: RuleHit[] = [];
@@ -270,8 +260,7 @@ export const documentRules: readonly VerdictRule[] = [
     },
   },
   {
-    code: 'verdict/schema-version',
-    severity: 'error',
+    ...ruleCode('verdict/schema-version'),
     rule: 'context_plan present ⇔ schema_version ≥ 1.1',
     check({ value }) {
       const sv = value.schema_version;

@@ -1,5 +1,6 @@
-/** The shape of a verdict rule table: small named rules, each with its code and severity. */
-import type { Finding, JsonFix, JsonPath, JsonTarget, Severity } from '../../types';
+/** The shape of the verdict and plan rule tables: small named rules (../rule.ts), each with its code and severity from the catalogue. */
+import type { JsonFix, JsonPath } from '../../types';
+import type { Rule, RuleHit } from '../rule';
 import type { DerivedVerdict, Obj } from './derive';
 
 /** What every rule sees: the parsed document (an object) and its derived fields, computed once. */
@@ -8,39 +9,12 @@ export interface VerdictDoc {
   derived: DerivedVerdict;
 }
 
-/** A finding as a rule reports it; the runner adds code and the rule's severity (unless overridden). */
-export interface RuleHit {
-  message: string;
-  target: JsonTarget;
-  fixes?: JsonFix[];
-  severity?: Severity;
-}
+export type { RuleHit };
 
-export interface VerdictRule {
-  code: string;
-  severity: Severity;
-  /** One line: what the rule checks (diagnostics.md). */
+/** A verdict or plan rule: the uniform rule shape, plus the formula it checks (shown by the hover explainer). */
+export interface VerdictRule extends Rule<VerdictDoc> {
+  /** One line: the formula the rule checks. */
   rule: string;
-  check(doc: VerdictDoc): RuleHit[];
-}
-
-/** Runs a rule table; a rule that throws on an unforeseen shape is skipped, never fatal. */
-export function runRules(rules: readonly VerdictRule[], doc: VerdictDoc): Finding[] {
-  const out: Finding[] = [];
-  for (const r of rules) {
-    let hits: RuleHit[];
-    try {
-      hits = r.check(doc);
-    } catch {
-      continue;
-    }
-    for (const h of hits) {
-      const f: Finding = { code: r.code, severity: h.severity ?? r.severity, message: h.message, target: h.target };
-      if (h.fixes && h.fixes.length) f.fixes = h.fixes;
-      out.push(f);
-    }
-  }
-  return out;
 }
 
 /** A JSON-looking rendering of a value for messages. */
