@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   ApplyWorkspaceEditRequest,
+  CodeLensRefreshRequest,
   CodeActionRequest,
   CodeLensRequest,
   ConfigurationRequest,
@@ -105,6 +106,15 @@ export class LspHarness {
   readonly statusNotifications: unknown[] = [];
   readonly appliedEdits: ApplyWorkspaceEditParams[] = [];
   readonly configurationRequests: unknown[] = [];
+  /** How many workspace/codeLens/refresh requests the server sent. */
+  codeLensRefreshes = 0;
+  /** window/workDoneProgress/create tokens, and every $/progress notification in order. */
+  readonly progressTokens: (string | number)[] = [];
+  readonly progress: { token: string | number; value: { kind: string; title?: string; message?: string; percentage?: number; cancellable?: boolean } }[] = [];
+  /** window/showDocument requests. */
+  readonly shownDocuments: { uri: string; selection?: Range; takeFocus?: boolean }[] = [];
+  /** window/showMessage notifications. */
+  readonly messages: { type: number; message: string }[] = [];
   /** Resolves with the exit code once the server process has exited. */
   readonly exited: Promise<number | null>;
 
@@ -190,7 +200,27 @@ export class LspHarness {
     });
     c.onRequest(RegistrationRequest.type, () => undefined);
     c.onRequest(UnregistrationRequest.type, () => undefined);
-    c.onRequest(WorkDoneProgressCreateRequest.type, () => undefined);
+    c.onRequest(WorkDoneProgressCreateRequest.type, (p) => {
+      this.progressTokens.push(p.token);
+      this.notify();
+    });
+    c.onNotification('$/progress', (p: LspHarness['progress'][number]) => {
+      this.progress.push(p);
+      this.notify();
+    });
+    c.onRequest(CodeLensRefreshRequest.type, () => {
+      this.codeLensRefreshes++;
+      this.notify();
+    });
+    c.onRequest('window/showDocument', (p: LspHarness['shownDocuments'][number]) => {
+      this.shownDocuments.push(p);
+      this.notify();
+      return { success: true };
+    });
+    c.onNotification('window/showMessage', (p: { type: number; message: string }) => {
+      this.messages.push(p);
+      this.notify();
+    });
     c.onError(() => undefined);
     c.onClose(() => this.notify());
   }
@@ -205,6 +235,7 @@ export class LspHarness {
         workspaceEdit: { documentChanges: true },
         didChangeConfiguration: { dynamicRegistration: false },
         didChangeWatchedFiles: { dynamicRegistration: false },
+        codeLens: { refreshSupport: true },
       },
       textDocument: {
         synchronization: { dynamicRegistration: false },
@@ -217,7 +248,7 @@ export class LspHarness {
         },
         codeLens: {},
       },
-      window: { workDoneProgress: true },
+      window: { workDoneProgress: true, showDocument: { support: true } },
       ...(this.opts.capabilities ?? {}),
     };
     this.initializeResult = await withTimeout(

@@ -62,4 +62,37 @@ describe('report refresh', () => {
     lsp.close(uri);
     await lsp.waitForDiagnostics(report, (d) => planStale(d).length === 0);
   });
+
+  test('the report lenses are refreshed (workspace/codeLens/refresh) the moment a target changes, on disk or in a buffer', async () => {
+    const planLens = async () => {
+      const lenses = (await lsp.codeLenses(report)) ?? [];
+      // The plan.md entry is entries[0]: its lens is the first one after the "Apply all" lens, if any.
+      const own = lenses.filter((l) => !/^Apply all/.test(l.command?.title ?? ''));
+      return own[0]?.command?.title ?? '';
+    };
+    assert.match(await planLens(), /^Apply /);
+    const plan = join(dir, 'docs/plan.md');
+    const original = readFileSync(plan, 'utf8');
+
+    const before = lsp.codeLensRefreshes;
+    writeFileSync(plan, original + '\nchanged on disk\n');
+    await lsp.fileEvents([{ uri: pathToFileURL(plan).toString(), type: 2 }]);
+    await lsp.waitFor(() => (lsp.codeLensRefreshes > before ? true : undefined), 10_000, () => 'a codeLens refresh after the disk change');
+    assert.equal(await planLens(), 'Stale — re-run check');
+
+    const mid = lsp.codeLensRefreshes;
+    writeFileSync(plan, original);
+    await lsp.fileEvents([{ uri: pathToFileURL(plan).toString(), type: 2 }]);
+    await lsp.waitFor(() => (lsp.codeLensRefreshes > mid ? true : undefined), 10_000, () => 'a codeLens refresh after the restore');
+    assert.match(await planLens(), /^Apply /);
+
+    // An unsaved edit in an open buffer of the target counts the same way.
+    const uri = lsp.open('docs/plan.md', original);
+    const opened = lsp.codeLensRefreshes;
+    lsp.change(uri, original + '\nunsaved\n');
+    await lsp.waitFor(() => (lsp.codeLensRefreshes > opened ? true : undefined), 10_000, () => 'a codeLens refresh after the buffer edit');
+    assert.equal(await planLens(), 'Stale — re-run check');
+    lsp.close(uri);
+    await lsp.waitForDiagnostics(report, (d) => planStale(d).length === 0);
+  });
 });

@@ -23,7 +23,9 @@ import { getLocation } from 'jsonc-parser';
 import { JsonLocator } from '../core/json/locate';
 import { planApplyAllAuto, planExactEdit, reportLenses, type ApplyEditArgs, type FileChange } from '../core/report';
 import type { FeatureContext, FeatureModule } from './feature';
-import { isJsonDocument, jsonAnalyzer } from './jsonDocuments';
+import { isJsonDocument, jsonAnalyzer, type JsonAnalyzer } from './jsonDocuments';
+import { CHANGE_DELAY_MS } from './diagnostics';
+import type { ToonLensSettings } from './settings';
 import { COMMANDS } from './protocol';
 
 /** What the apply commands answer (the client shows the message when nothing was applied). */
@@ -177,42 +179,103 @@ export function reportCommands(ctx: FeatureContext) {
   };
 }
 
+/** The lenses of one report document (its exact_edits planned against the live workspace). */
+function reportLensesFor(ctx: FeatureContext, analyzer: JsonAnalyzer, current: TextDocument, settings: ToonLensSettings): CodeLens[] {
+  const result = analyzer.analyze(current, settings);
+  const fsPath = ctx.fsPathOf(current.uri);
+  const workspace = ctx.getWorkspaceReader(current.uri);
+  if (result.kind !== 'report' || result.value === undefined || !fsPath || !workspace) return [];
+  const lenses = reportLenses(result.value, workspace, ctx.isTrusted(), fsPath);
+  if (lenses.length === 0) return [];
+  const text = current.getText();
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const locator = new JsonLocator(bom ? text.slice(1) : text, bom, lenses.map((l) => ({ path: l.path })));
+  const out: CodeLens[] = lenses.map((l) => {
+    const r = locator.rangeOf({ path: l.path, part: 'key' });
+    const pos = current.positionAt(r.start);
+    const range = { start: pos, end: pos };
+    return l.command
+      ? { range, command: { title: l.title, command: l.command.id, arguments: l.command.args } }
+      : { range, command: { title: l.title, command: '' } };
+  });
+  const auto = lenses.filter((l) => l.command && l.command.args[0].tier === 'auto').length;
+  if (auto > 1) {
+    const top = { line: 0, character: 0 };
+    out.unshift({ range: { start: top, end: top }, command: { title: `Apply all ${auto} auto-tier edits`, command: COMMANDS.applyAllAuto, arguments: [{ uri: current.uri, reportFsPath: fsPath }] } });
+  }
+  return out;
+}
+
+const lensSignature = (lenses: readonly CodeLens[]) => JSON.stringify(lenses.map((l) => [l.range.start.line, l.command?.title, l.command?.command]));
+
+/**
+ * Keeps report lenses in step with their targets. A client re-requests a document's lenses only when that
+ * document changes, so a report whose target changed (an open buffer, or the disk) kept saying "Apply"
+ * while its stale-edit diagnostic was already there. After any other document or watched file changes
+ * (debounced like the diagnostics), every report whose lenses were served is planned again, and when
+ * what it would show differs, the client is asked to refresh (`workspace/codeLens/refresh`).
+ */
+function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>, lensesOf: (doc: TextDocument) => Promise<CodeLens[]>): { onDidChangeWatchedFiles(): void; dispose(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const check = async () => {
+    timer = undefined;
+    let changed = false;
+    for (const [uri, signature] of [...served]) {
+      const doc = ctx.documents.get(uri);
+      if (!doc) {
+        served.delete(uri);
+        continue;
+      }
+      const now = lensSignature(await lensesOf(doc));
+      if (now !== signature) {
+        served.set(uri, now);
+        changed = true;
+      }
+    }
+    if (changed) ctx.refreshCodeLenses();
+  };
+  const schedule = () => {
+    if (served.size === 0) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void check().catch((err: unknown) => ctx.log.error(`report lens refresh failed: ${err instanceof Error ? err.message : String(err)}`)), CHANGE_DELAY_MS);
+  };
+  ctx.documents.onDidChangeContent((e) => {
+    if (!served.has(e.document.uri)) schedule(); // a report's own edit: the client asks for its lenses itself
+  });
+  ctx.documents.onDidClose((e) => {
+    if (served.delete(e.document.uri)) return;
+    schedule();
+  });
+  return {
+    onDidChangeWatchedFiles: schedule,
+    dispose: () => {
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
 export const reportEditsFeature: FeatureModule = {
   name: 'report-edits',
   create(ctx) {
     const analyzer = jsonAnalyzer(ctx);
+    const served = new Map<string, string>();
+    const lensesOf = async (doc: TextDocument): Promise<CodeLens[]> => {
+      if (!isJsonDocument(doc)) return [];
+      const settings = await ctx.settings.forDocument(doc.uri);
+      const current = ctx.documents.get(doc.uri) ?? doc;
+      return ctx.guard('report lenses', doc.uri, () => reportLensesFor(ctx, analyzer, current, settings), []);
+    };
+    const fresh = keepReportLensesFresh(ctx, served, lensesOf);
     return {
       commands: reportCommands(ctx),
       async codeLenses(doc) {
-        if (!isJsonDocument(doc)) return undefined;
-        const settings = await ctx.settings.forDocument(doc.uri);
-        const current = ctx.documents.get(doc.uri) ?? doc;
-        return ctx.guard('report lenses', doc.uri, () => {
-          const result = analyzer.analyze(current, settings);
-          const fsPath = ctx.fsPathOf(doc.uri);
-          const workspace = ctx.getWorkspaceReader(doc.uri);
-          if (result.kind !== 'report' || result.value === undefined || !fsPath || !workspace) return [];
-          const lenses = reportLenses(result.value, workspace, ctx.isTrusted(), fsPath);
-          if (lenses.length === 0) return [];
-          const text = current.getText();
-          const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-          const locator = new JsonLocator(bom ? text.slice(1) : text, bom, lenses.map((l) => ({ path: l.path })));
-          const out: CodeLens[] = lenses.map((l) => {
-            const r = locator.rangeOf({ path: l.path, part: 'key' });
-            const pos = current.positionAt(r.start);
-            const range = { start: pos, end: pos };
-            return l.command
-              ? { range, command: { title: l.title, command: l.command.id, arguments: l.command.args } }
-              : { range, command: { title: l.title, command: '' } };
-          });
-          const auto = lenses.filter((l) => l.command && l.command.args[0].tier === 'auto').length;
-          if (auto > 1) {
-            const top = { line: 0, character: 0 };
-            out.unshift({ range: { start: top, end: top }, command: { title: `Apply all ${auto} auto-tier edits`, command: COMMANDS.applyAllAuto, arguments: [{ uri: doc.uri, reportFsPath: fsPath }] } });
-          }
-          return out;
-        }, []);
+        const lenses = await lensesOf(doc);
+        if (lenses.length > 0) served.set(doc.uri, lensSignature(lenses));
+        else served.delete(doc.uri);
+        return lenses;
       },
+      onDidChangeWatchedFiles: fresh.onDidChangeWatchedFiles,
+      dispose: fresh.dispose,
     };
   },
 };
