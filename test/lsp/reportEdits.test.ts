@@ -2,7 +2,7 @@
 // applies), the sha256 guard turning into report/stale-edit when the target changes, and restricted mode.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -104,6 +104,85 @@ describe('docs-hygiene report over LSP', () => {
       const outcome = (await h.executeCommand('toonlens.applyEdit', [{ reportFsPath: join(dir, 'hygiene.report.json'), entryIndex: 0, tier: 'auto' }])) as { applied: boolean };
       assert.equal(outcome.applied, false);
       assert.equal(h.appliedEdits.length, before);
+    } finally {
+      await h.shutdown();
+    }
+  });
+
+  test('a confirm-tier edit: the dialog names the file, the 1-based lines, a preview and the entry (from 1); the file is shown afterwards with how to undo', async () => {
+    const dir = sampleWorkspace();
+    const h = await LspHarness.start({ workspaceDir: dir });
+    try {
+      const uri = h.open('hygiene.report.json', readFileSync(join(dir, 'hygiene.report.json'), 'utf8'), 'json');
+      const lens = ((await h.codeLenses(uri)) ?? []).find((l) => l.command?.title === 'Apply delete-range (confirm)')!;
+      assert.ok(lens, 'the delete-range lens');
+      const outcome = (await h.executeCommand(lens.command!.command, lens.command!.arguments)) as { applied: boolean; message: string };
+      assert.equal(outcome.applied, true, outcome.message);
+      const asked = h.confirmRequests.at(-1) as { message: string; detail: string; entry: number; file: string; lines: string; preview: string };
+      const old = readFileSync(join(dir, 'docs', 'old.md'), 'utf8').split(/\r?\n/);
+      assert.equal(asked.entry, 3, 'entries[2] is entry 3');
+      assert.match(asked.detail, /Entry 3 of the report/);
+      assert.equal(asked.file, 'docs/old.md');
+      assert.equal(asked.lines, 'line 3');
+      assert.equal(asked.preview, `- ${old[2]}`, 'the removed line');
+      assert.match(asked.message, /docs\/old\.md \(line 3\)/);
+      assert.ok(asked.detail.includes(asked.preview), 'the preview is in the dialog text every client shows');
+      assert.match(asked.detail, /Undo/);
+
+      const shown = h.shownDocuments.at(-1);
+      assert.ok(shown, 'the edited file is revealed');
+      assert.equal(shown.uri, pathToFileURL(join(dir, 'docs', 'old.md')).toString());
+      assert.equal(shown.selection?.start.line, 2, 'at the changed line');
+      const said = h.messages.at(-1)!;
+      assert.match(said.message, /Applied entry 3: .*\. Undo: Edit › Undo/);
+    } finally {
+      await h.shutdown();
+    }
+  });
+
+  test('apply all auto says "Applied N" and counts skipped entries from 1', async () => {
+    const dir = sampleWorkspace();
+    const h = await LspHarness.start({ workspaceDir: dir });
+    try {
+      const uri = h.open('hygiene.report.json', readFileSync(join(dir, 'hygiene.report.json'), 'utf8'), 'json');
+      const outcome = (await h.executeCommand('toonlens.applyAllAuto', [{ uri }])) as { applied: boolean; message: string; skipped: { entryIndex: number; entry: number }[] };
+      assert.equal(outcome.applied, true, outcome.message);
+      assert.match(outcome.message, /^Applied 2 auto-tier edits/);
+      assert.ok(outcome.skipped.length > 0);
+      for (const s of outcome.skipped) {
+        assert.equal(s.entry, s.entryIndex + 1);
+        assert.ok(outcome.message.includes(`#${s.entry}/#5 `), outcome.message);
+      }
+      assert.ok(!/#0\b/.test(outcome.message), outcome.message);
+    } finally {
+      await h.shutdown();
+    }
+  });
+
+  test('undoing a move into a new folder leaves no empty folder behind', async () => {
+    const dir = sampleWorkspace();
+    const h = await LspHarness.start({ workspaceDir: dir });
+    try {
+      const uri = h.open('hygiene.report.json', readFileSync(join(dir, 'hygiene.report.json'), 'utf8'), 'json');
+      const source = join(dir, 'docs', 'plan.md');
+      const original = readFileSync(source, 'utf8');
+      const lens = ((await h.codeLenses(uri)) ?? []).find((l) => l.command?.title === 'Apply move-to-archive (auto)')!;
+      const outcome = (await h.executeCommand(lens.command!.command, lens.command!.arguments)) as { applied: boolean; message: string };
+      assert.equal(outcome.applied, true, outcome.message);
+      applyToDisk(h.appliedEdits.at(-1)!.edit);
+      const archived = join(dir, 'docs', 'archive', 'plan.md');
+      assert.ok(existsSync(archived));
+
+      // What the editor's Undo does: the created file goes, the source comes back; the watcher reports both.
+      rmSync(archived);
+      writeFileSync(source, original);
+      await h.fileEvents([
+        { uri: pathToFileURL(archived).toString(), type: 3 },
+        { uri: pathToFileURL(source).toString(), type: 2 },
+      ]);
+      await h.waitForLog(/removed 1 empty folder/);
+      assert.ok(!existsSync(join(dir, 'docs', 'archive')), 'docs/archive/ is gone');
+      assert.ok(existsSync(join(dir, 'docs')), 'its parent stays');
     } finally {
       await h.shutdown();
     }

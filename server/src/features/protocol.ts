@@ -13,6 +13,11 @@ export interface ConfirmParams {
   detail?: string;
   /** Label of the confirming button; defaults to "Continue". */
   confirmLabel?: string;
+  /** Applying a report edit: the entry (1-based), the file it changes (workspace-relative), its line range and a preview (also in `detail`). */
+  entry?: number;
+  file?: string;
+  lines?: string;
+  preview?: string;
 }
 
 /** Server → client notification: the status-bar text (an empty `text` hides the item). */

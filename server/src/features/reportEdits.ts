@@ -10,8 +10,10 @@ import { pathToFileURL } from 'node:url';
 import {
   CreateFile,
   DeleteFile,
+  FileChangeType,
   MessageType,
   RenameFile,
+  ShowDocumentRequest,
   ShowMessageNotification,
   TextDocumentEdit,
   type CodeLens,
@@ -21,18 +23,21 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { getLocation } from 'jsonc-parser';
 import { JsonLocator } from '../core/json/locate';
-import { planApplyAllAuto, planExactEdit, reportLenses, type ApplyEditArgs, type FileChange } from '../core/report';
+import { planApplyAllAuto, planExactEdit, reportLenses, type ApplyEditArgs, type FileChange, type PlanResult } from '../core/report';
+import { displayPath, previewChanges } from '../core/report/preview';
+import { missingFolders, pathExists, removeEmptyFolders } from '../node/createdFolders';
 import type { FeatureContext, FeatureModule } from './feature';
 import { isJsonDocument, jsonAnalyzer, type JsonAnalyzer } from './jsonDocuments';
 import { CHANGE_DELAY_MS } from './diagnostics';
 import type { ToonLensSettings } from './settings';
-import { COMMANDS } from './protocol';
+import { COMMANDS, type ConfirmParams } from './protocol';
 
 /** What the apply commands answer (the client shows the message when nothing was applied). */
 export interface ApplyOutcome {
   applied: boolean;
   message: string;
-  skipped?: { entryIndex: number; reason: string }[];
+  /** Entries not applied: `entryIndex` 0-based (data), `entry` 1-based (as shown). */
+  skipped?: { entryIndex: number; entry: number; reason: string }[];
 }
 
 function showMessage(ctx: FeatureContext, params: { type: MessageType; message: string }): void {
@@ -123,12 +128,64 @@ function entryAtCursor(ctx: FeatureContext, arg: unknown): ApplyEditArgs | undef
   return { reportFsPath, entryIndex: path[1], tier: 'confirm' };
 }
 
-export function reportCommands(ctx: FeatureContext) {
-  async function applyChanges(changes: readonly FileChange[], label: string): Promise<ApplyOutcome> {
+/** Entries are shown to people counting from 1 ("Entry 1", "#1"); the data keeps 0-based indexes. */
+const entryNumber = (entryIndex: number) => entryIndex + 1;
+
+/** The text a planned change's offsets point into (open buffer first, else the file as the editor shows it). */
+function textForPreview(ctx: FeatureContext, absPath: string): string | undefined {
+  return editorTextOf(ctx, absPath)?.doc.getText();
+}
+
+/** The confirm dialog of one entry: file, line range and a preview of what changes, and how to undo it. */
+export function confirmParamsFor(ctx: FeatureContext, root: string | undefined, entryIndex: number, reason: string, kind: string | undefined, preview: PlanResult): ConfirmParams {
+  const n = entryNumber(entryIndex);
+  if (!preview.ok) {
+    return { message: `Apply this ${kind ?? 'exact_edit'} (entry ${n} of the report)?`, detail: `${reason}
+
+Entry ${n} of the report. It is applied as one change (Edit › Undo reverts it).`, confirmLabel: 'Apply', entry: n };
+  }
+  const files = previewChanges(preview.changes, root, (p) => textForPreview(ctx, p));
+  const main = files[0];
+  const where = main ? `${main.file} (${main.lines})` : 'the workspace';
+  const blocks = files.map((f) => [`${f.file} — ${f.lines}: ${f.action}`, f.preview].filter(Boolean).join('\n'));
+  return {
+    message: `Apply ${preview.kind} to ${where}?`,
+    detail: [`${reason}.`, `Entry ${n} of the report: ${preview.summary}.`, ...blocks, 'Applied as one change: Edit › Undo (Ctrl+Z / ⌘Z) reverts it.'].join('\n\n'),
+    confirmLabel: 'Apply',
+    entry: n,
+    ...(main ? { file: main.file, lines: main.lines, preview: main.preview } : {}),
+  };
+}
+
+/** Where to show what changed after an apply: the first edited file at its first touched line, else the created or renamed file. */
+function revealTarget(changes: readonly FileChange[], root: string | undefined, ctx: FeatureContext): { uri: string; line: number; file: string } | undefined {
+  const previews = previewChanges(changes, root, (p) => textForPreview(ctx, p));
+  const order = ['edit', 'create', 'rename'] as const;
+  for (const type of order) {
+    const i = changes.findIndex((c) => c.type === type);
+    if (i < 0) continue;
+    const c = changes[i]!;
+    const abs = c.type === 'rename' ? c.to : c.type === 'delete' ? undefined : c.absPath;
+    if (!abs) continue;
+    return { uri: pathToFileURL(abs).toString(), line: previews[i]?.revealLine ?? 0, file: displayPath(abs, root) };
+  }
+  return undefined;
+}
+
+export function reportCommands(ctx: FeatureContext, folders: CreatedFolders) {
+  /** Applies the plan as one WorkspaceEdit; on success reveals what changed and says so (with `extra`, e.g. what was skipped). */
+  async function applyChanges(changes: readonly FileChange[], label: string, done: string, root: string | undefined, extra = ''): Promise<ApplyOutcome> {
     const edit = toWorkspaceEdit(ctx, changes);
     if (typeof edit === 'string') return { applied: false, message: edit };
+    const created = root ? folders.before(changes, root) : [];
     const r = await ctx.connection.workspace.applyEdit({ label, edit });
-    return r.applied ? { applied: true, message: label } : { applied: false, message: `${label}: not applied${r.failureReason ? ` (${r.failureReason})` : ''}` };
+    if (!r.applied) return { applied: false, message: `${label}: not applied${r.failureReason ? ` (${r.failureReason})` : ''}` };
+    folders.after(created);
+    const shown = revealTarget(changes, root, ctx);
+    if (shown) await revealChange(ctx, shown.uri, shown.line);
+    const undo = `Undo: Edit › Undo (Ctrl+Z / ⌘Z)${shown ? ` in ${shown.file}` : ''} reverts the whole change.`;
+    showMessage(ctx, { type: MessageType.Info, message: `ToonLens: ${done}. ${undo}${extra}` });
+    return { applied: true, message: `${done}. ${undo}${extra}` };
   }
 
   return {
@@ -139,21 +196,21 @@ export function reportCommands(ctx: FeatureContext) {
       const rc = reportContext(ctx, a.reportFsPath);
       if (!rc) return { applied: false, message: 'the report is not readable JSON inside a workspace folder' };
       const opts = { trusted: true, reportFsPath: a.reportFsPath };
+      const root = rc.workspace.root;
       let plan = planExactEdit(rc.report, a.entryIndex, rc.workspace, { ...opts, tierAllowed: 'auto' });
       if (!plan.ok && (plan.needsConfirmation || plan.code === 'tier')) {
-        const ok = await ctx.confirm({
-          message: `Apply this ${plan.kind ?? 'exact_edit'}?`,
-          detail: `${plan.reason}\nEntry ${a.entryIndex} of the report. The edit is applied as one change (Undo reverts it).`,
-          confirmLabel: 'Apply',
-        });
+        // What it would do once confirmed: the dialog shows that (file, lines, preview); it is planned again after the answer.
+        const preview = planExactEdit(rc.report, a.entryIndex, rc.workspace, { ...opts, tierAllowed: 'all', confirmed: true });
+        const ok = await ctx.confirm(confirmParamsFor(ctx, root, a.entryIndex, plan.reason, plan.kind, preview));
         if (!ok) return { applied: false, message: 'cancelled' };
         plan = planExactEdit(rc.report, a.entryIndex, rc.workspace, { ...opts, tierAllowed: 'all', confirmed: true });
       }
       if (!plan.ok) {
-        showMessage(ctx, { type: MessageType.Warning, message: `ToonLens: not applied — ${plan.reason}` });
+        showMessage(ctx, { type: MessageType.Warning, message: `ToonLens: entry ${entryNumber(a.entryIndex)} not applied — ${plan.reason}` });
         return { applied: false, message: plan.reason };
       }
-      return applyChanges(plan.changes, plan.summary);
+      const what = `entry ${entryNumber(a.entryIndex)}: ${plan.summary}`;
+      return applyChanges(plan.changes, `ToonLens: ${what}`, `Applied ${what}`, root);
     },
 
     async [COMMANDS.applyAllAuto](args: unknown[]): Promise<ApplyOutcome> {
@@ -164,19 +221,66 @@ export function reportCommands(ctx: FeatureContext) {
       const rc = reportContext(ctx, reportFsPath);
       if (!rc) return { applied: false, message: 'the report is not readable JSON inside a workspace folder' };
       const batch = planApplyAllAuto(rc.report, rc.workspace, reportFsPath, true);
-      const skipped = batch.skipped.map((s) => ({ entryIndex: s.entryIndex, reason: s.reason }));
-      const skippedText = skipped.length ? ` Skipped ${skipped.length}: ${skipped.map((s) => `#${s.entryIndex} ${s.reason}`).join('; ')}` : '';
+      const skipped = batch.skipped.map((s) => ({ entryIndex: s.entryIndex, entry: entryNumber(s.entryIndex), reason: s.reason }));
+      const skippedText = skipped.length ? ` Skipped ${skipped.length}: ${skipped.map((s) => `#${s.entry}/#${batch.applied.length + skipped.length} ${s.reason}`).join('; ')}` : '';
       if (batch.changes.length === 0) {
         const message = `No auto-tier edit to apply.${skippedText}`;
         showMessage(ctx, { type: MessageType.Info, message: `ToonLens: ${message}` });
         return { applied: false, message, skipped };
       }
-      const out = await applyChanges(batch.changes, `Apply ${batch.applied.length} auto-tier edit(s)`);
-      const message = `${out.message}.${skippedText}`;
-      showMessage(ctx, { type: out.applied ? MessageType.Info : MessageType.Warning, message: `ToonLens: ${message}` });
-      return { ...out, message, skipped };
+      const count = batch.applied.length;
+      const edits = `${count} auto-tier edit${count === 1 ? '' : 's'}`;
+      const out = await applyChanges(batch.changes, `ToonLens: apply ${edits}`, `Applied ${edits}`, rc.workspace.root, skippedText);
+      if (!out.applied) showMessage(ctx, { type: MessageType.Warning, message: `ToonLens: ${out.message}${skippedText}` });
+      return { ...out, message: out.applied ? out.message : `${out.message}${skippedText}`, skipped };
     },
   };
+}
+
+/** Opens (or reveals) the changed file at the changed line, when the client can show documents. */
+async function revealChange(ctx: FeatureContext, uri: string, line: number): Promise<void> {
+  if (!ctx.clientCapabilities.window?.showDocument?.support) return;
+  const at = { line, character: 0 };
+  try {
+    await ctx.connection.sendRequest(ShowDocumentRequest.type, { uri, takeFocus: true, selection: { start: at, end: at } });
+  } catch (err) {
+    ctx.log.warn(`showDocument failed for ${uri}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * Folders created for a CreateFile/RenameFile of an applied edit. Editors create a missing parent folder
+ * but Undo only removes the file: once a file we created is reported deleted (a watched-file event),
+ * the folders made for it are removed again while empty (never recursively), so no empty `docs/archive/`
+ * is left behind.
+ */
+export class CreatedFolders {
+  private readonly byFile = new Map<string, string[]>();
+
+  constructor(private readonly log: (m: string) => void) {}
+
+  /** Before applying: the missing folders of each created or renamed-to file. */
+  before(changes: readonly FileChange[], root: string): { file: string; dirs: string[] }[] {
+    return changes.flatMap((c) => {
+      const file = c.type === 'create' ? c.absPath : c.type === 'rename' ? c.to : undefined;
+      const dirs = file ? missingFolders(file, root) : [];
+      return file && dirs.length ? [{ file, dirs }] : [];
+    });
+  }
+
+  /** After the client applied the edit: remember the folders it was to create (only empty ones are ever removed). */
+  after(created: readonly { file: string; dirs: string[] }[]): void {
+    for (const c of created) this.byFile.set(c.file, c.dirs);
+  }
+
+  /** A file was deleted (or moved back by an undo): its folders go when empty. */
+  deleted(absPath: string): void {
+    const dirs = this.byFile.get(absPath);
+    if (!dirs || pathExists(absPath)) return;
+    this.byFile.delete(absPath);
+    const removed = removeEmptyFolders(dirs);
+    if (removed.length) this.log(`removed ${removed.length} empty folder(s) created for ${absPath}: ${removed.join(', ')}`);
+  }
 }
 
 /** The lenses of one report document (its exact_edits planned against the live workspace). */
@@ -266,15 +370,23 @@ export const reportEditsFeature: FeatureModule = {
       return ctx.guard('report lenses', doc.uri, () => reportLensesFor(ctx, analyzer, current, settings), []);
     };
     const fresh = keepReportLensesFresh(ctx, served, lensesOf);
+    const folders = new CreatedFolders((m) => ctx.log.info(m));
     return {
-      commands: reportCommands(ctx),
+      commands: reportCommands(ctx, folders),
       async codeLenses(doc) {
         const lenses = await lensesOf(doc);
         if (lenses.length > 0) served.set(doc.uri, lensSignature(lenses));
         else served.delete(doc.uri);
         return lenses;
       },
-      onDidChangeWatchedFiles: fresh.onDidChangeWatchedFiles,
+      onDidChangeWatchedFiles(changes) {
+        fresh.onDidChangeWatchedFiles();
+        for (const c of changes) {
+          if (c.type !== FileChangeType.Deleted) continue;
+          const p = ctx.fsPathOf(c.uri);
+          if (p) folders.deleted(p);
+        }
+      },
       dispose: fresh.dispose,
     };
   },
