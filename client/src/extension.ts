@@ -123,7 +123,8 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
     if (command === COMMANDS.showVerdict) continue;
     context.subscriptions.push(
       commands.registerCommand(command, async (...args: unknown[]) => {
-        if (args.length === 0) {
+        // Check Workspace needs no editor; the others act on the active editor's cursor.
+        if (args.length === 0 && command !== COMMANDS.checkWorkspace) {
           const editor = window.activeTextEditor;
           if (!editor) return undefined;
           const { line, character } = editor.selection.active;

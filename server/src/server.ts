@@ -53,6 +53,7 @@ import { schemaDriftFeature } from './features/schemaDrift';
 import { reportEditsFeature } from './features/reportEdits';
 import { recipeCompletionFeature } from './features/recipeCompletion';
 import { jsonCompletionFeature } from './features/jsonCompletion';
+import { workspaceCheckFeature } from './features/workspaceCheck';
 
 /** The feature modules, in the order their results are combined. */
 const FEATURES: FeatureModule[] = [
@@ -67,6 +68,7 @@ const FEATURES: FeatureModule[] = [
   reportEditsFeature,
   recipeCompletionFeature,
   jsonCompletionFeature,
+  workspaceCheckFeature,
 ];
 // Tests only: a feature that throws on documents containing a marker (proves failures stay isolated).
 if (process.env.TOONLENS_FAULT_INJECTION) FEATURES.push(faultInjectionFeature(process.env.TOONLENS_FAULT_INJECTION));
@@ -141,6 +143,8 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
     clientCapabilities,
     isTrusted: () => trusted,
     fsPathOf,
+    workspaceRoots: () => folders.all(),
+    diagnose: (doc, s) => scheduler?.diagnose(doc, s),
     workspaceRootOf: (uri) => folders.rootOf(uri),
     getWorkspaceReader,
     refreshDiagnostics: (uri, filter) => {

@@ -7,7 +7,7 @@ import { DiagnosticSeverity, type Connection, type Diagnostic, type TextDocument
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CoreDiagnostic, Severity } from '../core/types';
 import type { DiagnosticProvider, Logger } from './feature';
-import type { SettingsStore } from './settings';
+import type { SettingsStore, ToonLensSettings } from './settings';
 import { errorText } from './settings';
 import { offsetRangeToLsp } from './convert';
 
@@ -115,6 +115,31 @@ export class DiagnosticsScheduler {
     const gen = (this.generation.get(uri) ?? 0) + 1;
     this.generation.set(uri, gen);
     return gen;
+  }
+
+  /**
+   * Every applicable provider's diagnostics for a document that need not be open (a workspace check of a
+   * file on disk); providers are isolated as for open documents. Undefined when no provider applies.
+   */
+  diagnose(doc: TextDocument, settings: ToonLensSettings): Diagnostic[] | undefined {
+    const applicable = this.providers().filter(({ name, provider }) => {
+      try {
+        return provider.appliesTo(doc);
+      } catch (err) {
+        this.log.error(`${name}: appliesTo failed for ${doc.uri}: ${errorText(err)}`);
+        return false;
+      }
+    });
+    if (applicable.length === 0) return undefined;
+    const diagnostics: Diagnostic[] = [];
+    for (const { name, provider } of applicable) {
+      try {
+        diagnostics.push(...provider.provide(doc, settings));
+      } catch (err) {
+        this.log.error(`${name}: diagnostics failed for ${doc.uri}: ${errorText(err)}`);
+      }
+    }
+    return diagnostics;
   }
 
   private async run(uri: string, gen: number): Promise<void> {

@@ -81,6 +81,13 @@ export interface FeatureContext {
   isTrusted(): boolean;
   /** Absolute file-system path of a `file:` URI; undefined for other schemes. */
   fsPathOf(uri: string): string | undefined;
+  /** The workspace folders (absolute paths). */
+  workspaceRoots(): readonly string[];
+  /**
+   * Every diagnostic provider's result for a document that need not be open (e.g. a file read from disk
+   * by a workspace check), exactly as an open document would get them; undefined when none applies.
+   */
+  diagnose(doc: TextDocument, settings: ToonLensSettings): Diagnostic[] | undefined;
   /** The workspace folder (absolute path) holding a document, if any. */
   workspaceRootOf(uri: string): string | undefined;
   /** Read access to the workspace a document lives in, for rules that look at other files. */

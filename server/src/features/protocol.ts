@@ -80,6 +80,7 @@ export const COMMANDS = {
   applyEdit: 'toonlens.applyEdit',
   applyAllAuto: 'toonlens.applyAllAuto',
   showVerdict: 'toonlens.showVerdict',
+  checkWorkspace: 'toonlens.checkWorkspace',
 } as const;
 
 export const FORWARDED_COMMANDS: readonly string[] = Object.values(COMMANDS);
