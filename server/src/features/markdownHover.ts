@@ -23,7 +23,7 @@ export function sectionHoverMarkdown(s: SectionResult): string {
   const lines: string[] = [];
   lines.push(`**${cell(headingText(s))}** — verdict \`${v.verdict}\`${v.safe_to_auto_apply ? ' (safe to auto-apply)' : ''} · action \`${s.action}\``);
   lines.push('');
-  lines.push('| | markdown | TOON | TOON |');
+  lines.push('| | markdown | TOON | converting |');
   lines.push('|---|---:|---:|---|');
   lines.push(`| characters | ${fmtInt(mc.source)} | ${fmtInt(mc.toon)} | ${savesOrCosts(mc.savings, 'char')} (${Math.abs(mc.savings_pct).toFixed(1)}%) |`);
   lines.push(`| tokens (\`${cell(te.estimator)}\`) | ${fmtInt(te.source)} | ${fmtInt(te.toon)} | ${savesOrCosts(te.savings, 'token')} |`);
@@ -62,7 +62,7 @@ export function fenceHoverMarkdown(text: string, s: SectionResult, at: FenceAt):
   return [
     `**${cell(headingText(s))}** — TOON already (a \`\`\`toon fence)`,
     '',
-    '| | markdown | TOON | TOON |',
+    '| | markdown | TOON | converting |',
     '|---|---:|---:|---|',
     `| characters | ${fmtInt(m.chars.source)} | ${fmtInt(m.chars.toon)} | ${savesOrCosts(m.chars.savings, 'char')} (${Math.abs(m.chars.savings_pct).toFixed(1)}%) |`,
     `| tokens | ${fmtInt(m.tokens.source)} | ${fmtInt(m.tokens.toon)} | ${savesOrCosts(m.tokens.savings, 'token')} |`,

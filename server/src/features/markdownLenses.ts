@@ -84,7 +84,8 @@ export function planLensTitle(plan: PlanResult): string {
 }
 
 function action(trusted: boolean, title: string, tooltip: string, command: string, args: unknown[]): Command {
-  if (!trusted) return { title: `${title} — needs a trusted workspace`, tooltip: RESTRICTED_TOOLTIP, command: MANAGE_TRUST_COMMAND };
+  // The argument is ignored by the trust editor; VS Code keeps a lens command's tooltip only when it has arguments.
+  if (!trusted) return { title: `${title} — needs a trusted workspace`, tooltip: RESTRICTED_TOOLTIP, command: MANAGE_TRUST_COMMAND, arguments: [{ restricted: true }] };
   return { title, tooltip, command, arguments: args };
 }
 
