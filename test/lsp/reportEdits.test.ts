@@ -47,11 +47,11 @@ describe('docs-hygiene report over LSP', () => {
       const uri = h.open('hygiene.report.json', reportText, 'json');
       const lenses = (await h.codeLenses(uri)) ?? [];
       const t = titles(lenses);
-      assert.ok(t.includes('Apply move-to-archive (auto)'), t.join(' | '));
-      assert.ok(t.includes('Apply delete-range (confirm)'), t.join(' | '));
-      assert.ok(t.includes('Stale — re-run check'), t.join(' | '));
+      assert.ok(t.includes('Apply move-to-archive to docs/plan.md (auto)'), t.join(' | '));
+      assert.ok(t.includes('Apply delete-range to docs/old.md (confirm)'), t.join(' | '));
+      assert.ok(t.includes('Stale — docs/old.md changed, re-run check'), t.join(' | '));
 
-      const lens = lenses.find((l) => l.command?.title === 'Apply move-to-archive (auto)')!;
+      const lens = lenses.find((l) => l.command?.title === 'Apply move-to-archive to docs/plan.md (auto)')!;
       const outcome = (await h.executeCommand(lens.command!.command, lens.command!.arguments)) as { applied: boolean; message: string };
       assert.equal(outcome.applied, true, outcome.message);
       const edit = h.appliedEdits.at(-1)!.edit;
@@ -68,7 +68,7 @@ describe('docs-hygiene report over LSP', () => {
       const ds = await h.waitForDiagnostics(uri, (d) => d.filter((x) => x.code === 'report/stale-edit').length >= 2, 8000);
       assert.ok(ds.filter((d) => d.code === 'report/stale-edit').length >= 2, 'the fixture stale entry and the edited target');
       const after = titles(await h.codeLenses(uri));
-      assert.ok(after.filter((x) => x === 'Stale — re-run check').length >= 2, after.join(' | '));
+      assert.ok(after.filter((x) => /^Stale — \S+ changed, re-run check$/.test(x)).length >= 2, after.join(' | '));
     } finally {
       await h.shutdown();
     }

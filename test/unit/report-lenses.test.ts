@@ -29,10 +29,10 @@ describe('reportLenses', () => {
     assert.deepEqual(
       lenses.map((l) => [l.entryIndex, l.title]),
       [
-        [0, 'Apply move-to-archive (auto)'],
-        [1, 'Apply delete-range (confirm)'],
-        [2, 'Stale — re-run check'],
-        [4, 'Apply replace-text (auto)'],
+        [0, 'Apply move-to-archive to a.md (auto)'],
+        [1, 'Apply delete-range to b.md (confirm)'],
+        [2, 'Stale — c.md changed, re-run check'],
+        [4, 'Apply replace-text to a.md (auto)'],
       ],
     );
     assert.deepEqual(lenses[0]!.path, ['entries', 0, 'exact_edit']);
@@ -46,7 +46,7 @@ describe('reportLenses', () => {
     const lenses = reportLenses(report, { ...reader, readFile: () => assert.fail('read in restricted mode') }, false, reportFsPath);
     assert.equal(lenses.length, 4);
     for (const l of lenses) {
-      assert.equal(l.title, 'Not applied in restricted mode');
+      assert.match(l.title, /^Not applied in restricted mode: [abc]\.md$/, 'says why and names the target file');
       assert.equal(l.command, undefined);
     }
   });
@@ -83,10 +83,10 @@ describe('the sample workspace (test/fixtures/report/sample)', () => {
     const report = JSON.parse(readFileSync(reportFsPath, 'utf8'));
     const titles = reportLenses(report, ws.reader(), true, reportFsPath).map((l) => [l.entryIndex, l.title]);
     assert.deepEqual(titles, [
-      [0, 'Apply move-to-archive (auto)'],
-      [1, 'Apply dedupe (auto)'],
-      [2, 'Apply delete-range (confirm)'],
-      [3, 'Stale — re-run check'],
+      [0, 'Apply move-to-archive to docs/plan.md (auto)'],
+      [1, 'Apply dedupe to docs/notes.md (auto)'],
+      [2, 'Apply delete-range to docs/old.md (confirm)'],
+      [3, 'Stale — docs/old.md changed, re-run check'],
     ]);
     const findings = reportRules(report, { text: '', fsPath: reportFsPath, workspace: ws.reader() });
     assert.deepEqual(findings.map((f) => f.code), ['report/stale-edit']);

@@ -1,6 +1,6 @@
 /**
  * Docs-hygiene reports in the editor: a lens above each exact_edit (`Apply <kind> (auto)` / `(confirm)` /
- * `Stale — re-run check` / why not), the `toonlens.applyEdit` command (one entry; confirm-tier asks first)
+ * `Stale — <file> changed, re-run check` / why not; every title names the target file), the `toonlens.applyEdit` command (one entry; confirm-tier asks first)
  * and `toonlens.applyAllAuto` (every auto-tier, non-stale edit; says what it skipped and why).
  * The core plans every change under the sha256 guard and workspace containment; this module only turns
  * the plan into one WorkspaceEdit, which the client applies, so Undo reverts it.

@@ -2,44 +2,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 
-const ws = (): vscode.Uri => {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test workspace is open');
-  return folder.uri;
-};
-const file = (rel: string): vscode.Uri => vscode.Uri.joinPath(ws(), ...rel.split('/'));
-const codeOf = (d: vscode.Diagnostic): string => String(typeof d.code === 'object' ? d.code.value : d.code);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
-
-async function open(rel: string): Promise<vscode.TextDocument> {
-  const doc = await vscode.workspace.openTextDocument(file(rel));
-  await vscode.window.showTextDocument(doc);
-  return doc;
-}
-
-async function lenses(doc: vscode.TextDocument, pred: (ls: vscode.CodeLens[]) => boolean): Promise<vscode.CodeLens[]> {
-  return waitFor('code lenses', async () => {
-    const ls = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 100);
-    return ls && pred(ls) ? ls : undefined;
-  });
-}
-
-async function diagnostics(uri: vscode.Uri, pred: (ds: vscode.Diagnostic[]) => boolean): Promise<vscode.Diagnostic[]> {
-  return waitFor(`diagnostics for ${uri.path}`, () => {
-    const ds = vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'toonlens');
-    return pred(ds) ? ds : undefined;
-  });
-}
+import { codeOf, diagnostics, file, lenses, open, waitFor } from './helpers';
 
 /** Waits for `code` on the document, applies the quick fix whose title matches, and waits for the diagnostic to go. */
 async function applyQuickFix(doc: vscode.TextDocument, code: string, title: RegExp): Promise<void> {
@@ -141,8 +104,8 @@ describe('ToonLens in a real VS Code', () => {
   it('reports a defective hygiene report, fixes its tier and applies its exact_edit to the workspace file', async () => {
     const doc = await open('docs/hygiene-report.json');
     await applyQuickFix(doc, 'report/safety-tier', /safety_tier/);
-    const ls = await lenses(doc, (l) => l.some((x) => x.command?.title === 'Apply replace-text (auto)'));
-    const lens = ls.find((x) => x.command?.title === 'Apply replace-text (auto)')!;
+    const ls = await lenses(doc, (l) => l.some((x) => x.command?.title === 'Apply replace-text to docs/plan.md (auto)'));
+    const lens = ls.find((x) => x.command?.title === 'Apply replace-text to docs/plan.md (auto)')!;
     const target = file('docs/plan.md');
     const before = Buffer.from(await vscode.workspace.fs.readFile(target)).toString('utf8');
     assert.match(before, /TEMPORARY NOTE/);

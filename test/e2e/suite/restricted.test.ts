@@ -3,23 +3,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
-const file = (rel: string): vscode.Uri => vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, ...rel.split('/'));
-async function lenses(doc: vscode.TextDocument, pred: (ls: vscode.CodeLens[]) => boolean): Promise<vscode.CodeLens[]> {
-  return waitFor('code lenses', async () => {
-    const ls = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 100);
-    return ls && pred(ls) ? ls : undefined;
-  });
-}
+import { file, lenses } from './helpers';
 
 describe('ToonLens in restricted mode (workspace trust on, folder not trusted)', () => {
   before(async () => {
@@ -50,7 +34,6 @@ describe('ToonLens in restricted mode (workspace trust on, folder not trusted)',
     const outcome = (await vscode.commands.executeCommand('toonlens.convertSection', { uri: doc.uri.toString(), version: doc.version, sectionStart: start })) as { applied: boolean; message: string };
     assert.equal(outcome.applied, false);
     assert.match(outcome.message, /restricted mode/);
-    await sleep(500);
     assert.equal(doc.getText(), before);
     assert.equal(doc.isDirty, false);
   });

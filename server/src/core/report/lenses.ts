@@ -27,8 +27,9 @@ export interface ReportLens {
 
 /**
  * One lens per entry that has an exact_edit object:
- * `Apply <kind> (auto)` / `Apply <kind> (confirm)` with the apply command; `Stale — re-run check`;
- * `Not applied in restricted mode` (untrusted workspace); `Cannot apply — <reason>` otherwise.
+ * `Apply <kind> to <file> (auto)` / `Apply <kind> to <file> (confirm)` with the apply command;
+ * `Stale — <file> changed, re-run check`; `Not applied in restricted mode: <file>` (untrusted workspace);
+ * `Cannot apply to <file> — <reason>` otherwise. Every title names the target file (the entry's path).
  */
 export function reportLenses(report: unknown, workspace: WorkspaceReader, trusted: boolean, reportFsPath: string): ReportLens[] {
   const lenses: ReportLens[] = [];
@@ -37,8 +38,9 @@ export function reportLenses(report: unknown, workspace: WorkspaceReader, truste
     if (!isObj(ee)) return;
     const path: JsonPath = ['entries', entryIndex, 'exact_edit'];
     const kind = typeof ee.kind === 'string' ? ee.kind : 'edit';
+    const file = typeof get(entry, 'path') === 'string' ? (get(entry, 'path') as string) : 'its file';
     if (!trusted) {
-      lenses.push({ entryIndex, path, title: 'Not applied in restricted mode' });
+      lenses.push({ entryIndex, path, title: `Not applied in restricted mode: ${file}` });
       return;
     }
     const plan = planExactEdit(report, entryIndex, workspace, { tierAllowed: 'all', trusted: true, reportFsPath });
@@ -48,13 +50,13 @@ export function reportLenses(report: unknown, workspace: WorkspaceReader, truste
       lenses.push({
         entryIndex,
         path,
-        title: `Apply ${kind} (${tier})`,
+        title: `Apply ${kind} to ${file} (${tier})`,
         command: { id: APPLY_EDIT_COMMAND, args: [{ reportFsPath, entryIndex, tier }] },
       });
     } else if (plan.code === 'stale') {
-      lenses.push({ entryIndex, path, title: 'Stale — re-run check' });
+      lenses.push({ entryIndex, path, title: `Stale — ${file} changed, re-run check` });
     } else {
-      lenses.push({ entryIndex, path, title: `Cannot apply — ${plan.reason}` });
+      lenses.push({ entryIndex, path, title: `Cannot apply to ${file} — ${plan.reason}` });
     }
   });
   return lenses;
