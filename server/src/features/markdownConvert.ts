@@ -138,6 +138,7 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       if (typeof doc === 'string') return { applied: false, message: doc };
       const s = sectionFromArg(doc, plans.planFor(doc), a!);
       if (!s) return { applied: false, message: 'no measured section here' };
+      if (convertedFenceOf(doc.getText(), s, toonFencesOf(doc))) return { applied: false, message: `“${headingText(s)}” is TOON already (a \`\`\`toon fence): Revert to Markdown goes back` };
       if (!convertible(s)) return { applied: false, message: `“${headingText(s)}” has no TOON candidate that decodes` };
       if (s.action !== 'convert') {
         const ok = await ctx.confirm({ ...convertAnywayQuestion(s), confirmLabel: 'Convert anyway' });
