@@ -114,7 +114,7 @@ describe('docs-hygiene report over LSP', () => {
     const h = await LspHarness.start({ workspaceDir: dir });
     try {
       const uri = h.open('hygiene.report.json', readFileSync(join(dir, 'hygiene.report.json'), 'utf8'), 'json');
-      const lens = ((await h.codeLenses(uri)) ?? []).find((l) => l.command?.title === 'Apply delete-range (confirm)')!;
+      const lens = ((await h.codeLenses(uri)) ?? []).find((l) => l.command?.title === 'Apply delete-range to docs/old.md (confirm)')!;
       assert.ok(lens, 'the delete-range lens');
       const outcome = (await h.executeCommand(lens.command!.command, lens.command!.arguments)) as { applied: boolean; message: string };
       assert.equal(outcome.applied, true, outcome.message);
@@ -166,7 +166,7 @@ describe('docs-hygiene report over LSP', () => {
       const uri = h.open('hygiene.report.json', readFileSync(join(dir, 'hygiene.report.json'), 'utf8'), 'json');
       const source = join(dir, 'docs', 'plan.md');
       const original = readFileSync(source, 'utf8');
-      const lens = ((await h.codeLenses(uri)) ?? []).find((l) => l.command?.title === 'Apply move-to-archive (auto)')!;
+      const lens = ((await h.codeLenses(uri)) ?? []).find((l) => l.command?.title === 'Apply move-to-archive to docs/plan.md (auto)')!;
       const outcome = (await h.executeCommand(lens.command!.command, lens.command!.arguments)) as { applied: boolean; message: string };
       assert.equal(outcome.applied, true, outcome.message);
       applyToDisk(h.appliedEdits.at(-1)!.edit);

@@ -78,7 +78,7 @@ describe('report refresh', () => {
     writeFileSync(plan, original + '\nchanged on disk\n');
     await lsp.fileEvents([{ uri: pathToFileURL(plan).toString(), type: 2 }]);
     await lsp.waitFor(() => (lsp.codeLensRefreshes > before ? true : undefined), 10_000, () => 'a codeLens refresh after the disk change');
-    assert.equal(await planLens(), 'Stale — re-run check');
+    assert.equal(await planLens(), 'Stale — docs/plan.md changed, re-run check');
 
     const mid = lsp.codeLensRefreshes;
     writeFileSync(plan, original);
@@ -91,7 +91,7 @@ describe('report refresh', () => {
     const opened = lsp.codeLensRefreshes;
     lsp.change(uri, original + '\nunsaved\n');
     await lsp.waitFor(() => (lsp.codeLensRefreshes > opened ? true : undefined), 10_000, () => 'a codeLens refresh after the buffer edit');
-    assert.equal(await planLens(), 'Stale — re-run check');
+    assert.equal(await planLens(), 'Stale — docs/plan.md changed, re-run check');
     lsp.close(uri);
     await lsp.waitForDiagnostics(report, (d) => planStale(d).length === 0);
   });
