@@ -10,6 +10,8 @@ import {
   ProposedFeatures,
   ResponseError,
   ErrorCodes,
+  ShowDocumentRequest,
+  ShowMessageNotification,
   TextDocuments,
   TextDocumentSyncKind,
   type ClientCapabilities,
@@ -136,7 +138,6 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
   settings = new SettingsStore(connection, !!params.capabilities.workspace?.configuration, init.settings, log.warn);
 
   const ctx: FeatureContext = {
-    connection,
     documents,
     settings,
     log,
@@ -161,6 +162,16 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
       }
     },
     setStatus: (p) => void connection.sendNotification(STATUS_NOTIFICATION, p).catch(() => undefined),
+    applyEdit: async (label, edit) => {
+      try {
+        return await connection.workspace.applyEdit({ label, edit });
+      } catch (err) {
+        log.warn(`workspace/applyEdit failed: ${errorText(err)}`);
+        return { applied: false, failureReason: errorText(err) };
+      }
+    },
+    showDocument: (p) => connection.sendRequest(ShowDocumentRequest.type, p),
+    showMessage: (type, message) => void connection.sendNotification(ShowMessageNotification.type, { type, message }).catch(() => undefined),
     guard: (what, uri, fn, fallback) => {
       try {
         return fn();
@@ -218,13 +229,6 @@ connection.onInitialized(() => {
       for (const f of e.added) folders.add(f.uri);
       scheduler?.scheduleAll(OPEN_DELAY_MS);
     });
-  }
-  for (const { name, feature } of instances) {
-    try {
-      feature.register?.(connection);
-    } catch (err) {
-      log.error(`feature ${name} failed to register: ${errorText(err)}`);
-    }
   }
   log.info(`ToonLens ${VERSION} ready (${trusted ? 'trusted' : 'untrusted'} workspace, ${folders.all().length} folder(s))`);
 });

@@ -15,13 +15,15 @@ import type {
   CompletionItem,
   CompletionList,
   CompletionParams,
-  Connection,
   Diagnostic,
   FileEvent,
   Hover,
   HoverParams,
+  MessageType,
   ServerCapabilities,
+  ShowDocumentParams,
   TextDocuments,
+  WorkspaceEdit,
 } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { WorkspaceReader } from '../core/types';
@@ -58,8 +60,6 @@ export interface FeatureInstance {
   commands?: Record<string, CommandHandler>;
   /** Files changed on disk (the client watches `**∕*.{json,md,toon}`). */
   onDidChangeWatchedFiles?(changes: FileEvent[]): void;
-  /** Anything else: register extra handlers on the connection. */
-  register?(connection: Connection): void;
   dispose?(): void;
 }
 
@@ -70,9 +70,12 @@ export interface FeatureModule {
   create(ctx: FeatureContext): FeatureInstance;
 }
 
-/** Everything a feature may use; built by server.ts once the client has initialized. */
+/**
+ * Everything a feature may use; built by server.ts once the client has initialized. Features never see the
+ * connection: what they may ask of the client is named here, and every request they serve is a slot of
+ * {@link FeatureInstance} that server.ts routes with fault isolation.
+ */
 export interface FeatureContext {
-  readonly connection: Connection;
   readonly documents: TextDocuments<TextDocument>;
   readonly settings: SettingsStore;
   readonly log: Logger;
@@ -100,6 +103,12 @@ export interface FeatureContext {
   confirm(params: ConfirmParams): Promise<boolean>;
   /** Sets the status-bar text. */
   setStatus(params: StatusParams): void;
+  /** Asks the client to apply a workspace edit (`workspace/applyEdit`); a failed request resolves not applied. */
+  applyEdit(label: string, edit: WorkspaceEdit): Promise<{ applied: boolean; failureReason?: string }>;
+  /** Shows a message to the user (`window/showMessage`). */
+  showMessage(type: MessageType, message: string): void;
+  /** Asks the client to show a document (`window/showDocument`; check `clientCapabilities` first); rejects when the request fails. */
+  showDocument(params: ShowDocumentParams): Promise<unknown>;
   /** Runs `fn`; a throw is logged with the feature and document and `fallback` returned. */
   guard<T>(what: string, uri: string, fn: () => T, fallback: T): T;
 }

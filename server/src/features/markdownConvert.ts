@@ -118,7 +118,7 @@ export function markdownConvertCommands(ctx: FeatureContext) {
   const plans = markdownPlans(ctx);
 
   async function apply(edit: WorkspaceEdit, label: string): Promise<CommandOutcome> {
-    const r = await ctx.connection.workspace.applyEdit({ label, edit });
+    const r = await ctx.applyEdit(label, edit);
     return r.applied ? { applied: true, message: label } : { applied: false, message: `${label}: not applied${r.failureReason ? ` (${r.failureReason})` : ''}` };
   }
 

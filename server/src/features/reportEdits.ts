@@ -13,8 +13,6 @@ import {
   FileChangeType,
   MessageType,
   RenameFile,
-  ShowDocumentRequest,
-  ShowMessageNotification,
   TextDocumentEdit,
   type CodeLens,
   type TextEdit as LspTextEdit,
@@ -41,7 +39,7 @@ export interface ApplyOutcome {
 }
 
 function showMessage(ctx: FeatureContext, params: { type: MessageType; message: string }): void {
-  void ctx.connection.sendNotification(ShowMessageNotification.type, params);
+  ctx.showMessage(params.type, params.message);
 }
 
 /** The text an edit's offsets point into, as the editor will see the file (VS Code hides a BOM). */
@@ -178,7 +176,7 @@ export function reportCommands(ctx: FeatureContext, folders: CreatedFolders) {
     const edit = toWorkspaceEdit(ctx, changes);
     if (typeof edit === 'string') return { applied: false, message: edit };
     const created = root ? folders.before(changes, root) : [];
-    const r = await ctx.connection.workspace.applyEdit({ label, edit });
+    const r = await ctx.applyEdit(label, edit);
     if (!r.applied) return { applied: false, message: `${label}: not applied${r.failureReason ? ` (${r.failureReason})` : ''}` };
     folders.after(created);
     const shown = revealTarget(changes, root, ctx);
@@ -242,7 +240,7 @@ async function revealChange(ctx: FeatureContext, uri: string, line: number): Pro
   if (!ctx.clientCapabilities.window?.showDocument?.support) return;
   const at = { line, character: 0 };
   try {
-    await ctx.connection.sendRequest(ShowDocumentRequest.type, { uri, takeFocus: true, selection: { start: at, end: at } });
+    await ctx.showDocument({ uri, takeFocus: true, selection: { start: at, end: at } });
   } catch (err) {
     ctx.log.warn(`showDocument failed for ${uri}: ${err instanceof Error ? err.message : String(err)}`);
   }
