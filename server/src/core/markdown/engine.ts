@@ -228,77 +228,59 @@ function documentVerdict(d: DocAnalysis, opts: EngineOptions, includeCandidate: 
   const analysisWarnings = docWarnings(d);
   const sourceChars = d.text.length;
   const sourceTokens = () => d.analyses.reduce((n, a) => n + sliceSourceTokens(a), 0);
-  const sourceAlnum = entries.reduce((n, a) => n + a.sourceAlnum, 0);
   const ratios = ratiosOf(opts);
   const base = { schemaVersion: '1.0' as const, profile, sourceChars, sourceTokens, ratios, includeCandidate };
 
-  const lossless = bestDocCandidate(entries, entries.map((a) => a.candidates), delims, d.text);
-  if (mode === 'lossless') {
-    return buildVerdict({
-      ...base,
-      ...candidateFields(lossless),
-      warnings: analysisWarnings,
-      mode,
-      lossless: true,
-      targetReached: null,
-      refused: false,
-    });
-  }
+  const outcome = documentOutcome(entries, mode, opts, delims, d.text, analysisWarnings);
+  return buildVerdict({ ...base, ...candidateFields(outcome.candidate), mode, ...outcome.fields });
+}
+
+/** What a mode decides for a whole document: the candidate measured, and the verdict fields that follow. */
+interface DocOutcome {
+  candidate: DocCandidate;
+  fields: { warnings: VerdictWarning[]; lossless: boolean; targetReached: boolean | null; refused: boolean };
+}
+
+/**
+ * The document candidate and flags of each mode: lossless as is; record with its coverage; budget lossless
+ * when that meets the target (or none is set), refused when it does not and lossy output is not allowed,
+ * else the first lossy step that meets the target (the last one tried otherwise).
+ */
+function documentOutcome(
+  entries: SliceAnalysis[],
+  mode: EngineMode,
+  opts: EngineOptions,
+  delims: DelimiterChar[],
+  text: string,
+  analysisWarnings: VerdictWarning[],
+): DocOutcome {
+  const target = hasTarget(opts);
+  const losslessOutcome = (targetReached: boolean | null, refused = false): DocOutcome => ({
+    candidate: bestDocCandidate(entries, entries.map((a) => a.candidates), delims, text),
+    fields: { warnings: analysisWarnings, lossless: true, targetReached, refused },
+  });
+  const sourceAlnum = entries.reduce((n, a) => n + a.sourceAlnum, 0);
+  if (mode === 'lossless') return losslessOutcome(null);
   if (mode === 'record') {
     const derived = entries.map((a) => derivedModel(a, 'record'));
-    const c = bestDocCandidate(entries, derived.map((x) => x.candidates), delims, d.text);
+    const c = bestDocCandidate(entries, derived.map((x) => x.candidates), delims, text);
     const warnings = withCoverage([...analysisWarnings], sourceAlnum, derived.reduce((n, x) => n + x.alnum, 0));
-    return buildVerdict({
-      ...base,
-      ...candidateFields(c),
-      warnings,
-      mode,
-      lossless: true,
-      targetReached: hasTarget(opts) ? targetMet(opts, c.length, c.tokens) : null,
-      refused: false,
-    });
+    return { candidate: c, fields: { warnings, lossless: true, targetReached: target ? targetMet(opts, c.length, c.tokens) : null, refused: false } };
   }
   // Budget.
-  if (!hasTarget(opts) || targetMet(opts, lossless.length, lossless.tokens)) {
-    return buildVerdict({
-      ...base,
-      ...candidateFields(lossless),
-      warnings: analysisWarnings,
-      mode,
-      lossless: true,
-      targetReached: hasTarget(opts) ? true : null,
-      refused: false,
-    });
-  }
-  if (!opts.allowLossy) {
-    return buildVerdict({
-      ...base,
-      ...candidateFields(lossless),
-      warnings: analysisWarnings,
-      mode,
-      lossless: true,
-      targetReached: false,
-      refused: true,
-    });
-  }
+  const lossless = losslessOutcome(target ? true : null);
+  if (!target || targetMet(opts, lossless.candidate.length, lossless.candidate.tokens)) return lossless;
+  if (!opts.allowLossy) return { candidate: lossless.candidate, fields: { ...lossless.fields, targetReached: false, refused: true } };
   let chosen: { c: DocCandidate; alnum: number } | null = null;
   for (const step of LOSSY_STEPS) {
     const derived = entries.map((a) => derivedModel(a, step));
-    const c = bestDocCandidate(entries, derived.map((x) => x.candidates), delims, d.text);
+    const c = bestDocCandidate(entries, derived.map((x) => x.candidates), delims, text);
     chosen = { c, alnum: derived.reduce((n, x) => n + x.alnum, 0) };
     if (targetMet(opts, c.length, c.tokens)) break;
   }
   const { c, alnum } = chosen!;
   const warnings = withCoverage([...analysisWarnings, LOSSY_APPLIED], sourceAlnum, alnum);
-  return buildVerdict({
-    ...base,
-    ...candidateFields(c),
-    warnings,
-    mode,
-    lossless: false,
-    targetReached: targetMet(opts, c.length, c.tokens),
-    refused: false,
-  });
+  return { candidate: c, fields: { warnings, lossless: false, targetReached: targetMet(opts, c.length, c.tokens), refused: false } };
 }
 
 function optionsKey(opts: EngineOptions): string {
