@@ -170,6 +170,8 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
         return { applied: false, failureReason: errorText(err) };
       }
     },
+    publishDiagnostics: (uri, diagnostics) => void connection.sendDiagnostics({ uri, diagnostics }).catch(() => undefined),
+    createWorkDoneProgress: () => connection.window.createWorkDoneProgress(),
     showDocument: (p) => connection.sendRequest(ShowDocumentRequest.type, p),
     showMessage: (type, message) => void connection.sendNotification(ShowMessageNotification.type, { type, message }).catch(() => undefined),
     guard: (what, uri, fn, fallback) => {

@@ -23,6 +23,7 @@ import type {
   ServerCapabilities,
   ShowDocumentParams,
   TextDocuments,
+  WorkDoneProgressServerReporter,
   WorkspaceEdit,
 } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -107,6 +108,10 @@ export interface FeatureContext {
   applyEdit(label: string, edit: WorkspaceEdit): Promise<{ applied: boolean; failureReason?: string }>;
   /** Shows a message to the user (`window/showMessage`). */
   showMessage(type: MessageType, message: string): void;
+  /** Publishes diagnostics for a file that is not an open document (open documents get theirs from the providers). */
+  publishDiagnostics(uri: string, diagnostics: Diagnostic[]): void;
+  /** A server-initiated work-done progress (`window/workDoneProgress/create`). */
+  createWorkDoneProgress(): Promise<WorkDoneProgressServerReporter>;
   /** Asks the client to show a document (`window/showDocument`; check `clientCapabilities` first); rejects when the request fails. */
   showDocument(params: ShowDocumentParams): Promise<unknown>;
   /** Runs `fn`; a throw is logged with the feature and document and `fallback` returned. */

@@ -13,7 +13,7 @@
  *   checked again from disk; deleted, its problems are cleared. A new run clears files that became clean.
  */
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { FileChangeType, MessageType, ShowMessageNotification, type CancellationToken, type Diagnostic } from 'vscode-languageserver/node';
+import { FileChangeType, MessageType, type CancellationToken, type Diagnostic } from 'vscode-languageserver/node';
 import { pathToFileURL } from 'node:url';
 import * as nodePath from 'node:path';
 import { decodeUtf8 } from '../core/report/text';
@@ -83,7 +83,7 @@ export const workspaceCheckFeature: FeatureModule = {
     function publish(uri: string, diagnostics: Diagnostic[]): void {
       if (diagnostics.length > 0) published.add(uri);
       else published.delete(uri);
-      void ctx.connection.sendDiagnostics({ uri, diagnostics }).catch(() => undefined);
+      ctx.publishDiagnostics(uri, diagnostics);
     }
 
     /** Re-checks one previously published, unopened file from disk (after a close or a change). */
@@ -100,7 +100,7 @@ export const workspaceCheckFeature: FeatureModule = {
       let stop = false;
       const self = { cancel: () => (stop = true) };
       running = self;
-      const progress = await ctx.connection.window.createWorkDoneProgress();
+      const progress = await ctx.createWorkDoneProgress();
       const cancelled = () => stop || token.isCancellationRequested || progress.token.isCancellationRequested;
       progress.begin('ToonLens: Check Workspace', 0, 'Finding files…', true);
       const outcome: WorkspaceCheckOutcome = { checked: 0, files: 0, filesWithProblems: 0, problems: 0, skippedOpen: 0, skippedTooLarge: 0, truncated: false, cancelled: false, message: '' };
@@ -159,7 +159,7 @@ export const workspaceCheckFeature: FeatureModule = {
       outcome.message = outcome.cancelled
         ? `Check Workspace cancelled after ${outcome.checked} of ${outcome.files} files: ${found} so far.`
         : `Checked ${outcome.checked} file${outcome.checked === 1 ? '' : 's'}: ${found}.${extra.length ? ` ${extra.join('; ')}.` : ''}`;
-      void ctx.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Info, message: `ToonLens: ${outcome.message}` }).catch(() => undefined);
+      ctx.showMessage(MessageType.Info, `ToonLens: ${outcome.message}`);
       return outcome;
     }
 
