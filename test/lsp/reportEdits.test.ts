@@ -38,6 +38,24 @@ function applyToDisk(edit: WorkspaceEdit): void {
 
 const titles = (ls: CodeLens[] | null) => (ls ?? []).map((l) => l.command?.title ?? '');
 
+/** A server on a fresh copy of the sample workspace with its report open; shut down afterwards. */
+async function withSampleReport(run: (h: LspHarness, dir: string, reportUri: string) => Promise<void>): Promise<void> {
+  const dir = sampleWorkspace();
+  const h = await LspHarness.start({ workspaceDir: dir });
+  try {
+    await run(h, dir, h.open('hygiene.report.json', readFileSync(join(dir, 'hygiene.report.json'), 'utf8'), 'json'));
+  } finally {
+    await h.shutdown();
+  }
+}
+
+/** Runs the lens with this title and returns the command's outcome. */
+async function runLens(h: LspHarness, reportUri: string, title: string): Promise<{ applied: boolean; message: string }> {
+  const lens = ((await h.codeLenses(reportUri)) ?? []).find((l) => l.command?.title === title);
+  assert.ok(lens, `a lens "${title}"`);
+  return (await h.executeCommand(lens.command!.command, lens.command!.arguments)) as { applied: boolean; message: string };
+}
+
 describe('docs-hygiene report over LSP', () => {
   test('lenses per exact_edit; applying one changes the target; editing the target makes the edit stale', async () => {
     const dir = sampleWorkspace();
@@ -109,14 +127,9 @@ describe('docs-hygiene report over LSP', () => {
     }
   });
 
-  test('a confirm-tier edit: the dialog names the file, the 1-based lines, a preview and the entry (from 1); the file is shown afterwards with how to undo', async () => {
-    const dir = sampleWorkspace();
-    const h = await LspHarness.start({ workspaceDir: dir });
-    try {
-      const uri = h.open('hygiene.report.json', readFileSync(join(dir, 'hygiene.report.json'), 'utf8'), 'json');
-      const lens = ((await h.codeLenses(uri)) ?? []).find((l) => l.command?.title === 'Apply delete-range to docs/old.md (confirm)')!;
-      assert.ok(lens, 'the delete-range lens');
-      const outcome = (await h.executeCommand(lens.command!.command, lens.command!.arguments)) as { applied: boolean; message: string };
+  test('a confirm-tier edit: the dialog names the file, the 1-based lines, a preview and the entry (from 1); the file is shown afterwards with how to undo', () =>
+    withSampleReport(async (h, dir, uri) => {
+      const outcome = await runLens(h, uri, 'Apply delete-range to docs/old.md (confirm)');
       assert.equal(outcome.applied, true, outcome.message);
       const asked = h.confirmRequests.at(-1) as { message: string; detail: string; entry: number; file: string; lines: string; preview: string };
       const old = readFileSync(join(dir, 'docs', 'old.md'), 'utf8').split(/\r?\n/);
@@ -135,16 +148,10 @@ describe('docs-hygiene report over LSP', () => {
       assert.equal(shown.selection?.start.line, 2, 'at the changed line');
       const said = h.messages.at(-1)!;
       assert.match(said.message, /Applied entry 3: .*\. Undo: Edit › Undo/);
-    } finally {
-      await h.shutdown();
-    }
-  });
+    }));
 
-  test('apply all auto says "Applied N" and counts skipped entries from 1', async () => {
-    const dir = sampleWorkspace();
-    const h = await LspHarness.start({ workspaceDir: dir });
-    try {
-      const uri = h.open('hygiene.report.json', readFileSync(join(dir, 'hygiene.report.json'), 'utf8'), 'json');
+  test('apply all auto says "Applied N" and counts skipped entries from 1', () =>
+    withSampleReport(async (h, _dir, uri) => {
       const outcome = (await h.executeCommand('toonlens.applyAllAuto', [{ uri }])) as { applied: boolean; message: string; skipped: { entryIndex: number; entry: number }[] };
       assert.equal(outcome.applied, true, outcome.message);
       assert.match(outcome.message, /^Applied 2 auto-tier edits/);
@@ -154,20 +161,13 @@ describe('docs-hygiene report over LSP', () => {
         assert.ok(outcome.message.includes(`#${s.entry}/#5 `), outcome.message);
       }
       assert.ok(!/#0\b/.test(outcome.message), outcome.message);
-    } finally {
-      await h.shutdown();
-    }
-  });
+    }));
 
-  test('undoing a move into a new folder leaves no empty folder behind', async () => {
-    const dir = sampleWorkspace();
-    const h = await LspHarness.start({ workspaceDir: dir });
-    try {
-      const uri = h.open('hygiene.report.json', readFileSync(join(dir, 'hygiene.report.json'), 'utf8'), 'json');
+  test('undoing a move into a new folder leaves no empty folder behind', () =>
+    withSampleReport(async (h, dir, uri) => {
       const source = join(dir, 'docs', 'plan.md');
       const original = readFileSync(source, 'utf8');
-      const lens = ((await h.codeLenses(uri)) ?? []).find((l) => l.command?.title === 'Apply move-to-archive to docs/plan.md (auto)')!;
-      const outcome = (await h.executeCommand(lens.command!.command, lens.command!.arguments)) as { applied: boolean; message: string };
+      const outcome = await runLens(h, uri, 'Apply move-to-archive to docs/plan.md (auto)');
       assert.equal(outcome.applied, true, outcome.message);
       applyToDisk(h.appliedEdits.at(-1)!.edit);
       const archived = join(dir, 'docs', 'archive', 'plan.md');
@@ -183,8 +183,5 @@ describe('docs-hygiene report over LSP', () => {
       await h.waitForLog(/removed 1 empty folder/);
       assert.ok(!existsSync(join(dir, 'docs', 'archive')), 'docs/archive/ is gone');
       assert.ok(existsSync(join(dir, 'docs')), 'its parent stays');
-    } finally {
-      await h.shutdown();
-    }
-  });
+    }));
 });

@@ -117,3 +117,19 @@ export interface FeatureContext {
   /** Runs `fn`; a throw is logged with the feature and document and `fallback` returned. */
   guard<T>(what: string, uri: string, fn: () => T, fallback: T): T;
 }
+
+/**
+ * One instance per server of something features share (an analyzer, a cache, a service), made on first
+ * use from the server's FeatureContext: `const analyzerOf = onePerServer((ctx) => new Analyzer(ctx))`.
+ */
+export function onePerServer<T>(make: (ctx: FeatureContext) => T): (ctx: FeatureContext) => T {
+  const made = new WeakMap<FeatureContext, T>();
+  return (ctx) => {
+    let v = made.get(ctx);
+    if (v === undefined) {
+      v = make(ctx);
+      made.set(ctx, v);
+    }
+    return v;
+  };
+}

@@ -7,21 +7,12 @@
  */
 import type { CompletionList } from 'vscode-languageserver/node';
 import { SCHEMAS } from '../core/json/schema';
-import type { FeatureContext, FeatureModule } from './feature';
+import { onePerServer, type FeatureModule } from './feature';
 import { isJsonDocument, jsonAnalyzer } from './jsonDocuments';
 import { JsonSchemaHelp } from './jsonLanguageService';
 
-const helpers = new WeakMap<FeatureContext, JsonSchemaHelp>();
-
 /** The one schema service of a server (shared by completion and hover). */
-export function schemaHelp(ctx: FeatureContext): JsonSchemaHelp {
-  let h = helpers.get(ctx);
-  if (!h) {
-    h = new JsonSchemaHelp(SCHEMAS);
-    helpers.set(ctx, h);
-  }
-  return h;
-}
+export const schemaHelp = onePerServer(() => new JsonSchemaHelp(SCHEMAS));
 
 export const jsonCompletionFeature: FeatureModule = {
   name: 'json-completion',

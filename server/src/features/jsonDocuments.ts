@@ -5,7 +5,7 @@
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { checkDocument, type CheckOptions, type CheckResult } from '../core/check';
 import type { WorkspaceReader } from '../core/types';
-import type { FeatureContext, FeatureModule } from './feature';
+import { onePerServer, type FeatureContext, type FeatureModule } from './feature';
 import type { ToonLensSettings } from './settings';
 import { toLspDiagnostic } from './diagnostics';
 import type { KnownDocument } from '../core/hover';
@@ -147,17 +147,8 @@ export class JsonAnalyzer {
   }
 }
 
-const analyzers = new WeakMap<FeatureContext, JsonAnalyzer>();
-
 /** The one analyzer of a server (shared by the JSON features). */
-export function jsonAnalyzer(ctx: FeatureContext): JsonAnalyzer {
-  let a = analyzers.get(ctx);
-  if (!a) {
-    a = new JsonAnalyzer(ctx);
-    analyzers.set(ctx, a);
-  }
-  return a;
-}
+export const jsonAnalyzer = onePerServer((ctx) => new JsonAnalyzer(ctx));
 
 /** Diagnostics for agent JSON; watched-file changes re-check open reports (their exact_edits point at other files). */
 export const jsonDiagnosticsFeature: FeatureModule = {
