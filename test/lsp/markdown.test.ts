@@ -72,7 +72,7 @@ describe('markdown over LSP', () => {
     const line = AGENTS.split('\n').findIndex((l) => l.startsWith('## Services'));
     const text = hoverText(await h.hover(uri, { line, character: 5 }));
     assert.match(text, /verdict `convert`/);
-    assert.match(text, /tokenx@1\.3\.0/);
+    assert.match(text, /gpt-tokenizer@4\.0\.0:o200k_base/);
     assert.match(text, /```toon\n/);
     assert.equal(hoverText(await h.hover(uri, { line: line + 3, character: 2 })), '', 'no hover inside the body');
     h.close(uri);

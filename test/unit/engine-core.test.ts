@@ -21,6 +21,7 @@ import { renderModel } from '../../server/src/core/markdown/model';
 import { modelAlnum, sourceAlnum } from '../../server/src/core/markdown/coverage';
 import { splitLines, frontmatterEnd, resliceAfterEdit } from '../../server/src/core/markdown/slices';
 import { TOKENX_VERSION } from '../../server/src/core/markdown/measure';
+import { GPT_TOKENIZER_VERSION } from '../../server/src/core/tokens';
 import { buildVerdict } from '../../server/src/core/markdown/verdict';
 import { decide, safeToAutoApply } from '../../server/src/core/policy';
 import { SPECS, CORPUS_DIR, CORPUS_INPUTS } from '../paths';
@@ -337,10 +338,14 @@ describe('verdicts and plans', () => {
     assert.ok(long.warnings.some((w) => w.code === 'long_section'));
   });
 
-  test('the estimator names the installed tokenx version', () => {
+  test('the estimator names the installed gpt-tokenizer (default) or tokenx (estimate) version', () => {
     const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'tokenx', 'package.json'), 'utf8'));
+    const gpt = JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'gpt-tokenizer', 'package.json'), 'utf8'));
     assert.equal(TOKENX_VERSION, pkg.version);
-    assert.equal(profileDocument('# A\n').token_estimates.estimator, `tokenx@${pkg.version}`);
+    assert.equal(GPT_TOKENIZER_VERSION, gpt.version);
+    assert.equal(profileDocument('# A\n').token_estimates.estimator, `gpt-tokenizer@${gpt.version}:o200k_base`);
+    assert.equal(profileDocument('# A\n', { tokenizer: 'cl100k_base' }).token_estimates.estimator, `gpt-tokenizer@${gpt.version}:cl100k_base`);
+    assert.equal(profileDocument('# A\n', { tokenizer: 'estimate' }).token_estimates.estimator, `tokenx@${pkg.version}`);
   });
 });
 

@@ -15,6 +15,7 @@ import { CliError, defineCommand, flag, readError, stringValue, usageError, type
 import { displayWidth, truncateToWidth } from './textWidth';
 import { convertDocument, planDocument, profileDocument, type EngineOptions, type EngineMode, type PlanResult, type VerdictV1 } from '../core/markdown/engine';
 import { VERDICTS } from '../core/policy';
+import { TOKENIZERS, type TokenizerName } from '../core/tokens';
 
 const MODES = ['lossless', 'record', 'budget'] as const;
 const DELIMITERS = ['auto', 'comma', 'tab', 'pipe'] as const;
@@ -24,6 +25,8 @@ const COMMON: OptionDefs = {
   stdin: { type: 'boolean' },
   'fail-on': { type: 'string' },
   'chars-per-token': { type: 'string' },
+  tokenizer: { type: 'string', choices: TOKENIZERS },
+  'min-token-savings': { type: 'string' },
 };
 
 function str(p: ParsedArgs, name: string): string | undefined {
@@ -68,6 +71,13 @@ function engineOptions(p: ParsedArgs, sourceType: EngineOptions['sourceType']): 
   if (flag(p, 'allow-lossy')) opts.allowLossy = true;
   if (opts.mode === 'budget' && opts.targetChars === undefined && opts.targetTokens === undefined) {
     throw usageError('--mode budget needs --target-chars and/or --target-tokens');
+  }
+  const tok = str(p, 'tokenizer');
+  if (tok !== undefined) opts.tokenizer = tok as TokenizerName;
+  const minTok = str(p, 'min-token-savings');
+  if (minTok !== undefined) {
+    if (!/^-?\d+$/.test(minTok)) throw usageError(`--min-token-savings must be an integer, not '${minTok}'`);
+    opts.minTokenSavings = Number(minTok);
   }
   const cpt = str(p, 'chars-per-token');
   if (cpt !== undefined) {
@@ -129,12 +139,17 @@ function pct(x: number): string {
   return `${x > 0 ? '+' : ''}${x}%`;
 }
 
+/** Real counts print plain, estimates with "~". */
+function tokenApprox(estimator: string): string {
+  return estimator.startsWith('tokenx@') ? '~' : '';
+}
+
 function summary(v: VerdictV1, name: string): string {
   const lines = [
     `${name}: ${v.verdict}${v.safe_to_auto_apply ? ' (safe to auto-apply)' : ''}`,
     `  profile ${v.profile.name}${v.profile.title ? ` — ${v.profile.title}` : ''}, mode ${v.mode}, delimiter ${v.delimiter === null ? 'none' : JSON.stringify(v.delimiter)}`,
     `  chars ${v.measured_chars.source} → ${v.measured_chars.toon} (savings ${v.measured_chars.savings}, ${pct(v.measured_chars.savings_pct)})`,
-    `  tokens ~${v.token_estimates.source} → ~${v.token_estimates.toon} (${v.token_estimates.estimator})`,
+    `  tokens ${tokenApprox(v.token_estimates.estimator)}${v.token_estimates.source} → ${tokenApprox(v.token_estimates.estimator)}${v.token_estimates.toon} (${v.token_estimates.estimator})`,
   ];
   if (v.flags.target_reached !== null) lines.push(`  target reached: ${v.flags.target_reached}`);
   for (const w of v.warnings) {
@@ -150,7 +165,7 @@ function planTable(plan: PlanResult, name: string): string {
   const rows = cp.sections.map((s, i) => {
     const heading = s.kind === 'section' ? s.heading ?? '' : `(${s.kind})`;
     const m = s.measured_chars;
-    const tokensSaved = plan.sections[i]?.verdict?.token_estimates.savings ?? 0;
+    const t = plan.sections[i]?.tokens;
     return [
       truncateToWidth(heading, 40),
       s.profile ?? '-',
@@ -158,16 +173,18 @@ function planTable(plan: PlanResult, name: string): string {
       s.action,
       m ? `${m.source} → ${m.toon}` : '-',
       m ? pct(m.savings_pct) : '-',
-      m && s.action === 'convert' ? `~${tokensSaved}` : '-',
+      t && s.action === 'convert' ? `${tokenApprox(t.estimator)}${t.savings}` : '-',
     ];
   });
-  const head = ['section', 'profile', 'verdict', 'action', 'chars before → after', 'savings', '~tokens saved'];
+  const head = ['section', 'profile', 'verdict', 'action', 'chars before → after', 'savings', 'tokens saved'];
   // Columns are measured in terminal cells, so CJK and emoji headings keep the table aligned.
   const widths = head.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i]!))));
   const fmt = (r: string[]) => r.map((c, i) => c + ' '.repeat(widths[i]! - displayWidth(c))).join('  ').trimEnd();
   const out = [`${name}: ${cp.sections.length} sections`, fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)];
   out.push('');
   out.push(`net: ${cp.net.source} → ${cp.net.hybrid} chars (savings ${cp.net.savings}, ${pct(cp.net.savings_pct)})`);
+  const nt = plan.tokens;
+  out.push(`tokens: ${nt.source} → ${nt.hybrid} (savings ${nt.savings}, ${nt.estimator})`);
   out.push(`hybrid recommended: ${cp.recommend_hybrid ? 'yes' : 'no'}; safe to auto-apply: ${cp.safe_to_auto_apply ? 'yes' : 'no'}; reassembly verified: ${cp.reassembly_verified ? 'yes' : 'no'}`);
   return out.join('\n') + '\n';
 }
@@ -186,6 +203,10 @@ Options:
   --stdin, -             read the document from standard input
   --fail-on LIST         exit 1 when the verdict or a warning severity is in LIST (e.g. split_first,warning)
   --chars-per-token LIST ratio estimates to report (default 3.5,4,4.5)
+  --tokenizer o200k_base|cl100k_base|estimate
+                         how tokens are counted (default o200k_base; estimate = the producer's
+                         tokenx estimate, which turns the token gate off)
+  --min-token-savings N  token gate: saving fewer real tokens gives token_regression (default 1)
   -h, --help             show this help
 
 Examples:
@@ -210,6 +231,10 @@ Options:
   --stdin, -                       read the document from standard input
   --fail-on LIST                   exit 1 when the verdict or a warning severity is in LIST
   --chars-per-token LIST           ratio estimates to report (default 3.5,4,4.5)
+  --tokenizer o200k_base|cl100k_base|estimate
+                         how tokens are counted (default o200k_base; estimate = the producer's
+                         tokenx estimate, which turns the token gate off)
+  --min-token-savings N  token gate: saving fewer real tokens gives token_regression (default 1)
   -h, --help                       show this help
 
 Examples:
@@ -231,6 +256,10 @@ Options:
   --stdin, -             read the document from standard input
   --fail-on LIST         exit 1 when the document verdict, a section verdict or a warning severity is in LIST
   --chars-per-token LIST ratio estimates to report (default 3.5,4,4.5)
+  --tokenizer o200k_base|cl100k_base|estimate
+                         how tokens are counted (default o200k_base; estimate = the producer's
+                         tokenx estimate, which turns the token gate off)
+  --min-token-savings N  token gate: saving fewer real tokens gives token_regression (default 1)
   -h, --help             show this help
 
 Examples:

@@ -10,6 +10,9 @@
 /** Frozen: a conversion must save at least this percentage (unrounded) to be recommended. */
 export const MIN_CONVERT_SAVINGS_PCT = 5;
 
+/** Default `toonlens.minTokenSavings`: a conversion must save at least this many real tokens, else token_regression. */
+export const DEFAULT_MIN_TOKEN_SAVINGS = 1;
+
 export type Verdict = 'convert' | 'keep_markdown' | 'split_first' | 'review' | 'refused';
 export type Mode = 'lossless' | 'record' | 'budget';
 export type WarningSeverity = 'info' | 'warning';
@@ -27,6 +30,8 @@ export const WARNING_SEVERITY: Readonly<Record<string, WarningSeverity>> = {
   negative_savings: 'warning',
   target_not_reached: 'warning',
   budget_refused: 'warning',
+  /** Added by ToonLens (#13): the segment saves characters but not real tokens (verdict.v1's code set is open). */
+  token_regression: 'warning',
 };
 
 /** Warning codes that send a verdict to split_first. */

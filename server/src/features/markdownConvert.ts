@@ -134,9 +134,11 @@ export function markdownConvertCommands(ctx: FeatureContext) {
   return {
     async [COMMANDS.convertSection](args: unknown[]): Promise<CommandOutcome> {
       const a = asArg(args);
+      // Settings first: the version check below and the edit then see the same document.
+      const settings = a ? await ctx.settings.forDocument(a.uri) : undefined;
       const doc = docFor(a);
       if (typeof doc === 'string') return { applied: false, message: doc };
-      const s = sectionFromArg(doc, plans.planFor(doc), a!);
+      const s = sectionFromArg(doc, plans.planFor(doc, settings), a!);
       if (!s) return { applied: false, message: 'no measured section here' };
       if (convertedFenceOf(doc.getText(), s, toonFencesOf(doc))) return { applied: false, message: `“${headingText(s)}” is TOON already (a \`\`\`toon fence): Revert to Markdown goes back` };
       if (!convertible(s)) return { applied: false, message: `“${headingText(s)}” has no TOON candidate that decodes` };
@@ -168,9 +170,10 @@ export function markdownConvertCommands(ctx: FeatureContext) {
     },
     async [COMMANDS.convertAll](args: unknown[]): Promise<CommandOutcome> {
       const a = asArg(args);
+      const settings = a ? await ctx.settings.forDocument(a.uri) : undefined;
       const doc = docFor(a);
       if (typeof doc === 'string') return { applied: false, message: doc };
-      const plan = plans.planFor(doc);
+      const plan = plans.planFor(doc, settings);
       const cp = plan.verdict.context_plan!;
       if (!cp.reassembly_verified) return { applied: false, message: 'the hybrid did not verify; nothing converted' };
       if (!cp.recommend_hybrid) return { applied: false, message: `the plan does not recommend converting (net ${fmtSavingsPct(cp.net.savings_pct)} chars)` };
@@ -231,7 +234,7 @@ export const markdownConvertFeature: FeatureModule = {
             }
             return actions;
           }
-          const s = sectionAtOffset(plans.planFor(current), offset);
+          const s = sectionAtOffset(plans.planFor(current, settings), offset);
           if (convertible(s)) {
             const v = s.verdict!;
             const title = `Convert section to TOON (${savesOrCosts(v.token_estimates.savings, 'token')}, verdict ${v.verdict.replace(/_/g, ' ')})`;

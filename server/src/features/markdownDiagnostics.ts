@@ -3,6 +3,8 @@
  * - the verdict engine's warnings that point at text (`toon/duplicate-rule`, `toon/vague-rule` where they
  *   point; `toon/long-section`, `toon/split-candidate` on the section's heading line, never across its body),
  *   none on a converted section (a ```toon fence is TOON already) or inside any ```toon fence;
+ * - `toon/token-regression` (info, on the heading line) where a section saves characters but not real
+ *   tokens (the engine's `token_regression`, which has no range of its own);
  * - `toon/fence-decode` for a ```toon fence (or a .toon file) that fails a strict decode.
  * It is also where a markdown document's analysis runs once per version, so it sends the status-bar
  * text for that document: "analysing…" while the plan is computed, then the plan's figures.
@@ -27,6 +29,9 @@ export const WARNING_DIAGNOSTIC_CODES: Readonly<Record<string, DiagnosticCode>> 
   split_candidate: 'toon/split-candidate',
 };
 
+/** The diagnostic of a section's token_regression warning. */
+export const TOKEN_REGRESSION_CODE = 'toon/token-regression';
+
 /** Warnings about a whole section: shown on its heading line (or a preamble's first line). */
 const SECTION_WIDE = new Set(['long_section', 'split_candidate']);
 
@@ -45,6 +50,11 @@ export function sectionWarningDiagnostics(plan: PlanResult, text: string, fences
   for (const s of plan.sections) {
     if (!s.verdict || convertedFenceOf(text, s, fences)) continue;
     for (const w of s.verdict.warnings) {
+      if (w.code === 'token_regression') {
+        // On the heading line (a preamble: its first line), as information: the verdict already says review.
+        out.push({ code: TOKEN_REGRESSION_CODE, severity: 'info', message: w.message, range: headingRange(text, s.slice.charStart, s.slice.headingEnd) });
+        continue;
+      }
       const code = WARNING_DIAGNOSTIC_CODES[w.code];
       if (!code || !w.range) continue;
       let range: { start: number; end: number };
@@ -91,7 +101,7 @@ export const markdownDiagnosticsFeature: FeatureModule = {
           ctx.setStatus({ uri: doc.uri, text: ANALYSING_TEXT, tooltip: 'ToonLens is measuring the sections of this document.' });
           let plan: PlanResult;
           try {
-            plan = plans.planFor(doc);
+            plan = plans.planFor(doc, settings);
           } catch (err) {
             ctx.setStatus({ uri: doc.uri, text: '' });
             throw err;

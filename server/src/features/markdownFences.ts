@@ -6,7 +6,8 @@
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { SectionResult } from '../core/markdown/engine';
-import { estimateTokens, measureChars, type MeasuredChars } from '../core/markdown/measure';
+import { measureChars, type MeasuredChars } from '../core/markdown/measure';
+import { DEFAULT_TOKENIZER, tokenizer, type TokenizerName } from '../core/tokens';
 import { fenceExtent, fenceKey, revertEdit, type OriginalsStore, type RevertEdit } from '../core/markdown/revert';
 import { findToonFences, type ToonFence } from '../core/toon/fences';
 import { createOriginalsStore } from '../node/originals';
@@ -70,7 +71,7 @@ export interface FenceSavings {
 }
 
 /** Measures a fence against its revert; undefined when the fence does not decode. */
-export function fenceSavings(text: string, at: FenceAt, store: OriginalsStore | undefined): FenceSavings | undefined {
+export function fenceSavings(text: string, at: FenceAt, store: OriginalsStore | undefined, tok: TokenizerName = DEFAULT_TOKENIZER): FenceSavings | undefined {
   let revert: RevertEdit;
   try {
     revert = revertEdit(text, at, store);
@@ -78,8 +79,10 @@ export function fenceSavings(text: string, at: FenceAt, store: OriginalsStore | 
     return undefined;
   }
   const current = text.slice(revert.start, revert.end);
-  const source = estimateTokens(revert.newText);
-  const toon = estimateTokens(current);
+  // Counted like section verdicts: with the plan's tokenizer (#13), never an estimate unless chosen.
+  const t = tokenizer(tok);
+  const source = t.count(revert.newText);
+  const toon = t.count(current);
   return {
     chars: measureChars(revert.newText.length, current.length),
     tokens: { source, toon, savings: source - toon },

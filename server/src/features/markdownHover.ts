@@ -7,7 +7,8 @@ import { MarkupKind, type Hover } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { SectionResult } from '../core/markdown/engine';
 import type { FeatureModule } from './feature';
-import { charsChange, fmtInt, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset } from './markdownPlans';
+import type { TokenizerName } from '../core/tokens';
+import { charsChange, fmtInt, fmtTokenSavings, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset, type PlanSettings } from './markdownPlans';
 import { convertedFenceOf, fenceSavings, originals, toonFencesOf, type FenceAt } from './markdownFences';
 import { revertDescription } from '../core/markdown/revert';
 
@@ -23,6 +24,7 @@ export function sectionHoverMarkdown(s: SectionResult): string {
   const lines: string[] = [];
   lines.push(`**${cell(headingText(s))}** — verdict \`${v.verdict}\`${v.safe_to_auto_apply ? ' (safe to auto-apply)' : ''} · action \`${s.action}\``);
   lines.push('');
+  if (s.tokens) lines.push(`Converting ${fmtTokenSavings(s.tokens)} (\`${cell(s.tokens.tokenizer)}\`, counted on the text Convert writes).`, '');
   lines.push('| | markdown | TOON | converting |');
   lines.push('|---|---:|---:|---|');
   lines.push(`| characters | ${fmtInt(mc.source)} | ${fmtInt(mc.toon)} | ${savesOrCosts(mc.savings, 'char')} (${Math.abs(mc.savings_pct).toFixed(1)}%) |`);
@@ -55,8 +57,8 @@ export function sectionHoverMarkdown(s: SectionResult): string {
 }
 
 /** The hover of a converted section (its body is a ```toon fence): what the fence saves and what Revert does. */
-export function fenceHoverMarkdown(text: string, s: SectionResult, at: FenceAt): string | undefined {
-  const m = fenceSavings(text, at, originals());
+export function fenceHoverMarkdown(text: string, s: SectionResult, at: FenceAt, tok?: TokenizerName): string | undefined {
+  const m = fenceSavings(text, at, originals(), tok);
   if (!m) return undefined;
   const against = m.exactOriginal ? 'the original markdown' : 'its canonical markdown rendering (the original is not known)';
   return [
@@ -65,7 +67,7 @@ export function fenceHoverMarkdown(text: string, s: SectionResult, at: FenceAt):
     '| | markdown | TOON | converting |',
     '|---|---:|---:|---|',
     `| characters | ${fmtInt(m.chars.source)} | ${fmtInt(m.chars.toon)} | ${savesOrCosts(m.chars.savings, 'char')} (${Math.abs(m.chars.savings_pct).toFixed(1)}%) |`,
-    `| tokens | ${fmtInt(m.tokens.source)} | ${fmtInt(m.tokens.toon)} | ${savesOrCosts(m.tokens.savings, 'token')} |`,
+    `| tokens (\`${tok ?? 'o200k_base'}\`) | ${fmtInt(m.tokens.source)} | ${fmtInt(m.tokens.toon)} | ${savesOrCosts(m.tokens.savings, 'token')} |`,
     '',
     `Measured against ${against}: ${charsChange(m.chars)}. **Revert to Markdown** ${revertDescription(m.revert.kind)}.`,
   ].join('\n');
@@ -77,15 +79,15 @@ function longestBacktickRun(s: string): number {
   return best;
 }
 
-export function markdownHover(doc: TextDocument, offset: number, plans: ReturnType<typeof markdownPlans>): Hover | undefined {
-  const plan = plans.planFor(doc);
+export function markdownHover(doc: TextDocument, offset: number, plans: ReturnType<typeof markdownPlans>, settings?: PlanSettings): Hover | undefined {
+  const plan = plans.planFor(doc, settings);
   const s = sectionAtOffset(plan, offset);
   if (!s || !s.verdict) return undefined;
   // Only the heading line(s) (or a preamble's first line) carry the hover: elsewhere the text is the user's.
   const end = s.slice.kind === 'section' ? s.slice.headingEnd : doc.offsetAt({ line: doc.positionAt(s.slice.charStart).line + 1, character: 0 });
   if (offset > end || offset < s.slice.charStart) return undefined;
   const fence = convertedFenceOf(doc.getText(), s, toonFencesOf(doc));
-  const value = fence ? fenceHoverMarkdown(doc.getText(), s, fence) : sectionHoverMarkdown(s);
+  const value = fence ? fenceHoverMarkdown(doc.getText(), s, fence, plan.tokenizer) : sectionHoverMarkdown(s);
   if (value === undefined) return undefined;
   return {
     contents: { kind: MarkupKind.Markdown, value },
@@ -103,7 +105,7 @@ export const markdownHoverFeature: FeatureModule = {
         const settings = await ctx.settings.forDocument(doc.uri);
         const current = ctx.documents.get(doc.uri) ?? doc;
         if (overSizeLimit(current, settings)) return undefined;
-        return ctx.guard('markdown hover', doc.uri, () => markdownHover(current, current.offsetAt(params.position), plans), undefined);
+        return ctx.guard('markdown hover', doc.uri, () => markdownHover(current, current.offsetAt(params.position), plans, settings), undefined);
       },
     };
   },

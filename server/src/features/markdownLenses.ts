@@ -16,8 +16,9 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PlanResult, SectionResult } from '../core/markdown/engine';
 import { revertDescription } from '../core/markdown/revert';
 import type { FeatureModule } from './feature';
+import type { TokenizerName } from '../core/tokens';
 import { COMMANDS } from './protocol';
-import { charsChange, fmtInt, headingText, humanCode, isMarkdownDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
+import { charsChange, fmtInt, fmtTokenSavings, headingText, humanCode, isMarkdownDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
 import { convertedFenceOf, fenceSavings, originals, toonFencesOf, type FenceAt } from './markdownFences';
 
 /** Sections whose body (after the heading line) has fewer non-blank characters than this get no lens. */
@@ -42,7 +43,7 @@ const VERDICT_WORDS: Record<string, string> = { convert: 'convert', keep_markdow
 /** The verdict lens title of one section, e.g. `TOON saves 30 tokens · 465 → 406 chars (12.7% fewer) · convert`. */
 export function sectionLensTitle(s: SectionResult): string {
   const v = s.verdict!;
-  const figures = `TOON ${savesOrCosts(v.token_estimates.savings, 'token')} · ${charsChange(v.measured_chars)}`;
+  const figures = `TOON ${s.tokens ? fmtTokenSavings(s.tokens) : savesOrCosts(v.token_estimates.savings, 'token')} · ${charsChange(v.measured_chars)}`;
   switch (v.verdict) {
     case 'review': {
       const w = v.warnings[0];
@@ -89,11 +90,11 @@ function action(trusted: boolean, title: string, tooltip: string, command: strin
   return { title, tooltip, command, arguments: args };
 }
 
-function fenceLenses(doc: TextDocument, at: FenceAt, trusted: boolean): CodeLens[] {
+function fenceLenses(doc: TextDocument, at: FenceAt, trusted: boolean, tok: TokenizerName): CodeLens[] {
   const text = doc.getText();
   const pos = doc.positionAt(at.start);
   const range = { start: pos, end: pos };
-  const measured = fenceSavings(text, at, originals());
+  const measured = fenceSavings(text, at, originals(), tok);
   if (!measured) return []; // does not decode: toon/fence-decode says why
   const against = measured.exactOriginal ? 'its original markdown' : 'its markdown rendering';
   const info: CodeLens = {
@@ -140,7 +141,7 @@ export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavin
       });
     }
   }
-  for (const f of fences) lenses.push(...fenceLenses(doc, f, trusted));
+  for (const f of fences) lenses.push(...fenceLenses(doc, f, trusted, plan.tokenizer));
   lenses.sort((a, b) => a.range.start.line - b.range.start.line);
   return lenses;
 }
@@ -155,7 +156,7 @@ export const markdownLensesFeature: FeatureModule = {
         const settings = await ctx.settings.forDocument(doc.uri);
         if (!settings.codeLens.enabled || overSizeLimit(doc, settings) || token.isCancellationRequested) return [];
         const current = ctx.documents.get(doc.uri) ?? doc;
-        return ctx.guard('markdown code lenses', doc.uri, () => markdownCodeLenses(current, plans.planFor(current), settings.codeLens.minSavingsPct, ctx.isTrusted()), []);
+        return ctx.guard('markdown code lenses', doc.uri, () => markdownCodeLenses(current, plans.planFor(current, settings), settings.codeLens.minSavingsPct, ctx.isTrusted()), []);
       },
     };
   },

@@ -4,10 +4,18 @@
  * cache memoizes each slice by its text, so after a keystroke only the edited section is measured again.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { EngineCache, type PlanResult, type SectionResult } from '../core/markdown/engine';
+import { EngineCache, type EngineOptions, type PlanResult, type SectionResult, type TokenFigures } from '../core/markdown/engine';
 import type { FeatureContext } from './feature';
-import type { ToonLensSettings } from './settings';
+import { DEFAULT_SETTINGS, type ToonLensSettings } from './settings';
 import { DEFAULT_MARKDOWN_LANGUAGES, type ToonLensInitializationOptions } from './protocol';
+
+/** The settings a markdown plan depends on. */
+export type PlanSettings = Pick<ToonLensSettings, 'tokenizer' | 'minTokenSavings'>;
+
+/** Engine options from the settings (tokenizer and token gate). */
+export function planOptions(settings: PlanSettings = DEFAULT_SETTINGS): EngineOptions {
+  return { tokenizer: settings.tokenizer, minTokenSavings: settings.minTokenSavings };
+}
 
 let markdownLanguages = new Set<string>(DEFAULT_MARKDOWN_LANGUAGES);
 
@@ -41,6 +49,7 @@ export function overSizeLimit(doc: TextDocument, settings: ToonLensSettings): bo
 
 interface Memo {
   version: number;
+  key: string;
   plan: PlanResult;
 }
 
@@ -49,12 +58,17 @@ export class MarkdownPlans {
   private readonly engine = new EngineCache();
   private readonly memo = new Map<string, Memo>();
 
-  /** The plan of the document's current version. */
-  planFor(doc: TextDocument): PlanResult {
+  /**
+   * The plan of the document's current version, counted with the settings' tokenizer. Without settings
+   * (a caller that only needs the sections) any plan of the current version will do.
+   */
+  planFor(doc: TextDocument, settings?: PlanSettings): PlanResult {
+    const opts = planOptions(settings);
+    const key = `${opts.tokenizer}\0${opts.minTokenSavings}`;
     const m = this.memo.get(doc.uri);
-    if (m && m.version === doc.version) return m.plan;
-    const plan = this.engine.plan(doc.getText());
-    this.memo.set(doc.uri, { version: doc.version, plan });
+    if (m && m.version === doc.version && (m.key === key || settings === undefined)) return m.plan;
+    const plan = this.engine.plan(doc.getText(), opts);
+    this.memo.set(doc.uri, { version: doc.version, key, plan });
     return plan;
   }
 
@@ -118,7 +132,7 @@ export function fmtSavingsPct(savingsPct: number): string {
 
 /** Token savings of the sections the plan converts. */
 export function planTokenSavings(plan: PlanResult): number {
-  return plan.sections.reduce((n, s) => n + (s.action === 'convert' && s.verdict ? s.verdict.token_estimates.savings : 0), 0);
+  return plan.sections.reduce((n, s) => n + (s.action === 'convert' && s.tokens ? s.tokens.savings : 0), 0);
 }
 
 /** `duplicate_rule` → "duplicate rule". */
@@ -127,3 +141,13 @@ export const humanCode = (code: string): string => code.replace(/_/g, ' ');
 /** A heading as one line of text (setext headings may span lines). */
 export const headingText = (s: SectionResult): string =>
   s.slice.kind === 'preamble' ? '(preamble)' : (s.slice.heading ?? '').replace(/\s*\n\s*/g, ' ') || '(untitled)';
+
+/**
+ * A section's real token saving in the one sign convention ("saves 263 tokens", "costs 12 tokens"), from
+ * the plan's token figures (#13: counted with `toonlens.tokenizer` on the text Convert writes). Only the
+ * `estimate` tokenizer's figures read as estimates ("saves ~263 tokens").
+ */
+export function fmtTokenSavings(t: Pick<TokenFigures, 'tokenizer' | 'savings'>): string {
+  const s = savesOrCosts(t.savings, 'token');
+  return t.tokenizer === 'estimate' ? s.replace(/^(saves|costs) (?=\d)/, '$1 ~') : s;
+}

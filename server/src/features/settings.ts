@@ -7,6 +7,8 @@
 import type { Connection } from 'vscode-languageserver/node';
 import type { DocumentKind } from '../core/types';
 import { DOCUMENT_KINDS } from '../core/types';
+import { DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../core/tokens';
+import { DEFAULT_MIN_TOKEN_SAVINGS } from '../core/policy';
 
 export interface ToonLensSettings {
   documentKinds: Record<string, DocumentKind>;
@@ -15,6 +17,10 @@ export interface ToonLensSettings {
   /** Schema file glob → baseline file (workspace-relative) for schema-drift diagnostics; default: git HEAD. */
   schemaBaselines: Record<string, string>;
   trace: { server: 'off' | 'messages' | 'verbose' };
+  /** How markdown plans count tokens (#13); `estimate` turns the token gate off. */
+  tokenizer: TokenizerName;
+  /** The token gate's minimum saving in real tokens. */
+  minTokenSavings: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<ToonLensSettings> = Object.freeze<ToonLensSettings>({
@@ -23,6 +29,8 @@ export const DEFAULT_SETTINGS: Readonly<ToonLensSettings> = Object.freeze<ToonLe
   codeLens: { enabled: true, minSavingsPct: 0 },
   schemaBaselines: {},
   trace: { server: 'off' },
+  tokenizer: DEFAULT_TOKENIZER,
+  minTokenSavings: DEFAULT_MIN_TOKEN_SAVINGS,
 });
 
 /** How long a `workspace/configuration` pull may take before the defaults are used. */
@@ -59,6 +67,8 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
   const lensEnabled = pick('codeLens.enabled');
   const minPct = pick('codeLens.minSavingsPct');
   const trace = pick('trace.server');
+  const tok = pick('tokenizer');
+  const minTok = pick('minTokenSavings');
   return {
     documentKinds: kinds,
     maxFileSizeMB: typeof maxMB === 'number' && Number.isFinite(maxMB) && maxMB > 0 ? maxMB : DEFAULT_SETTINGS.maxFileSizeMB,
@@ -68,6 +78,8 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
     },
     schemaBaselines: baselines,
     trace: { server: trace === 'messages' || trace === 'verbose' ? trace : 'off' },
+    tokenizer: isTokenizerName(tok) ? tok : DEFAULT_SETTINGS.tokenizer,
+    minTokenSavings: typeof minTok === 'number' && Number.isFinite(minTok) ? minTok : DEFAULT_SETTINGS.minTokenSavings,
   };
 }
 

@@ -6,7 +6,7 @@ import { parseSlice, type Block, type ParsedSlice } from './blocks';
 import { bodyValue, sliceKey, type JsonObject, type JsonValue } from './model';
 import { CandidateSet } from './candidate';
 import { modelAlnum, sourceAlnum } from './coverage';
-import { estimateTokens } from './measure';
+import type { Tokenizer, TokenizerName } from '../tokens';
 import { profileName, sliceStats, emptyStats, RULE_RE, type ProfileName, type Stats } from './stats';
 import {
   duplicateRuleWarnings,
@@ -44,10 +44,10 @@ export interface SliceAnalysis {
   localDuplicates: VerdictWarning[];
   candidates: CandidateSet;
   sourceAlnum: number;
-  /** tokenx estimate of the slice text, computed on first use (see sliceSourceTokens). */
-  sourceTokens: number | undefined;
-  /** Memo: token estimate per candidate text. */
-  candidateTokens: Map<string, number>;
+  /** The body alone (what a section's ```toon fence holds: its heading stays the markdown line above). */
+  bodyCandidates: CandidateSet;
+  /** Memo: token count per tokenizer and text (the slice, its candidates, its converted segments). */
+  tokenMemo: Map<TokenizerName, Map<string, number>>;
   /** Memo for derived (record/lossy) models. */
   derived: Map<string, { model: JsonObject; candidates: CandidateSet; alnum: number }>;
   /** Memo for standalone verdicts by options key. */
@@ -114,25 +114,32 @@ export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): 
     localDuplicates: duplicateRuleWarnings(rules),
     candidates: new CandidateSet(model),
     sourceAlnum: kind === 'frontmatter' ? 0 : sourceAlnum(raw),
-    sourceTokens: undefined,
-    candidateTokens: new Map(),
+    bodyCandidates: new CandidateSet(body),
+    tokenMemo: new Map(),
     derived: new Map(),
     verdicts: new Map(),
   };
 }
 
-/** Token estimate of the slice text, memoized on the analysis. */
-export function sliceSourceTokens(a: SliceAnalysis): number {
-  return (a.sourceTokens ??= estimateTokens(a.raw));
+/** Token count of the slice text, memoized on the analysis (so with the engine's slice cache). */
+export function sliceSourceTokens(a: SliceAnalysis, tok: Tokenizer): number {
+  return countTokens(a, tok, a.raw);
 }
 
-/** Token estimate of a candidate text, memoized on the analysis. */
-export function candidateTokens(a: SliceAnalysis, text: string): number {
-  let n = a.candidateTokens.get(text);
+/** Token count of a text derived from the slice (a candidate, a converted segment), memoized on the analysis. */
+export function countTokens(a: SliceAnalysis, tok: Tokenizer, text: string): number {
+  let m = a.tokenMemo.get(tok.name);
+  if (!m) a.tokenMemo.set(tok.name, (m = new Map()));
+  let n = m.get(text);
   if (n === undefined) {
-    n = estimateTokens(text);
-    if (a.candidateTokens.size > 8) a.candidateTokens.clear();
-    a.candidateTokens.set(text, n);
+    n = tok.count(text);
+    // The slice text stays; candidate and segment texts are few per slice (3 delimiters, a few modes).
+    if (m.size > 16) {
+      const own = m.get(a.raw);
+      m.clear();
+      if (own !== undefined) m.set(a.raw, own);
+    }
+    m.set(text, n);
   }
   return n;
 }

@@ -8,11 +8,12 @@
  * so `EngineCache` re-measures only the slices an edit touched.
  */
 import { decode, encode } from '@toon-format/toon';
-import { planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction } from '../policy';
-import { analyzeSlice, candidateTokens, derivedModel, sliceSourceTokens, type SliceAnalysis, type SliceKind } from './analysis';
+import { DEFAULT_MIN_TOKEN_SAVINGS, planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction } from '../policy';
+import { tokenizer, type Tokenizer, type TokenizerName } from '../tokens';
+import { analyzeSlice, countTokens, derivedModel, sliceSourceTokens, type SliceAnalysis, type SliceKind } from './analysis';
 import { decodesTo, delimitersFor, type CandidateSet, type DelimiterChar } from './candidate';
 import { coverageRatio } from './coverage';
-import { renderModel, type JsonObject, type JsonValue } from './model';
+import { isSliceModel, renderBody, renderModel, type JsonObject, type JsonValue } from './model';
 import { assembleHybrid, convertedSegment } from './plan';
 import { profileName, addStats, emptyStats } from './stats';
 import { resliceAfterEdit, sliceDocument, type Slice } from './slices';
@@ -30,7 +31,7 @@ import {
   type VerdictV1,
 } from './verdict';
 import { duplicateRuleWarnings, shiftWarning, type DuplicateMemo, type RuleGroup, type VerdictWarning } from './warnings';
-import { DEFAULT_CHARS_PER_TOKEN, estimateTokens } from './measure';
+import { DEFAULT_CHARS_PER_TOKEN } from './measure';
 
 export type { EngineMode, VerdictV1, VerdictWarning, Slice, ContextPlan, PlanSection };
 export { sliceDocument };
@@ -43,6 +44,20 @@ export interface EngineOptions {
   allowLossy?: boolean;
   sourceType?: SourceType;
   charsPerToken?: number[];
+  /** Token counter (#13): `o200k_base` (default), `cl100k_base`, or `estimate` (tokenx; turns the token gate off). */
+  tokenizer?: TokenizerName;
+  /** The token gate: a candidate saving fewer real tokens than this gets token_regression (default 1). */
+  minTokenSavings?: number;
+}
+
+/** Real token figures of one converted-or-not section, with the tokenizer that counted them. */
+export interface TokenFigures {
+  tokenizer: TokenizerName;
+  /** `token_estimates.estimator`, e.g. `gpt-tokenizer@4.0.0:o200k_base`. */
+  estimator: string;
+  source: number;
+  toon: number;
+  savings: number;
 }
 
 export interface SectionResult {
@@ -52,6 +67,8 @@ export interface SectionResult {
   /** The standalone TOON candidate (also when the action is keep); null for frontmatter. */
   candidate: string | null;
   action: 'convert' | 'keep';
+  /** The section's tokens: its markdown against the segment Convert writes (computed on first read); null for frontmatter. */
+  tokens: TokenFigures | null;
 }
 
 export interface PlanResult {
@@ -59,6 +76,10 @@ export interface PlanResult {
   verdict: VerdictV1;
   hybrid: string;
   sections: SectionResult[];
+  /** The tokenizer every token figure of this plan was counted with. */
+  tokenizer: TokenizerName;
+  /** The document's tokens against the hybrid's (source − Σ savings of the converted sections), computed on first read. */
+  tokens: { tokenizer: TokenizerName; estimator: string; source: number; hybrid: number; savings: number };
 }
 
 type Analyze = (raw: string, kind: SliceKind, headingEnd: number) => SliceAnalysis;
@@ -168,19 +189,21 @@ function candidateFields(c: DocCandidate) {
   return { candidateChars: c.length, candidateText: c.text, candidateTokens: c.tokens, valid: c.valid, delimiter: c.delimiter };
 }
 
-function bestDocCandidate(entries: SliceAnalysis[], sets: CandidateSet[], delims: DelimiterChar[], source: string): DocCandidate {
+function bestDocCandidate(entries: SliceAnalysis[], sets: CandidateSet[], delims: DelimiterChar[], source: string, tok: Tokenizer): DocCandidate {
   const unique = new Set(entries.map((a) => a.key)).size === entries.length;
-  // Lengths decide; decode checks run only until the first valid one.
+  // Token counts are summed per slice (memoized with the slice; the line breaks joining slices are not counted).
+  const tokensOf = (d: DelimiterChar) => () => entries.reduce((n, a, i) => n + countTokens(a, tok, sets[i]!.text(d) ?? ''), 0);
+  // Real tokens decide with a real tokenizer, lengths with the estimate; ties in delimiter order (comma first).
+  // Decode checks run only until the first valid one.
   const composed = delims
     .map((d) => ({ d, c: composeCandidate(sets, unique, d) }))
     .filter((x): x is { d: DelimiterChar; c: Composed } => x.c !== null)
-    .sort((a, b) => a.c.length - b.c.length || delims.indexOf(a.d) - delims.indexOf(b.d));
-  // Token estimates are summed per slice (tokenx segments never span the newline between slices).
-  const tokensOf = (d: DelimiterChar) => () => entries.reduce((n, a, i) => n + candidateTokens(a, sets[i]!.text(d) ?? ''), 0);
+    .map((x) => ({ ...x, cost: tok.real ? tokensOf(x.d)() : x.c.length }))
+    .sort((a, b) => a.cost - b.cost || delims.indexOf(a.d) - delims.indexOf(b.d));
   for (const { d, c } of composed) if (c.valid()) return { length: c.length, text: c.text, delimiter: d, valid: true, tokens: tokensOf(d) };
   const first = composed[0];
   if (first) return { length: first.c.length, text: first.c.text, delimiter: first.d, valid: false, tokens: tokensOf(first.d) };
-  return { length: source.length, text: () => source, delimiter: delims[0] ?? ',', valid: false, tokens: () => estimateTokens(source) };
+  return { length: source.length, text: () => source, delimiter: delims[0] ?? ',', valid: false, tokens: () => entries.reduce((n, a) => n + sliceSourceTokens(a, tok), 0) };
 }
 
 function docProfile(d: DocAnalysis, sourceType: SourceType): VerdictProfile {
@@ -201,6 +224,15 @@ function docWarnings(d: DocAnalysis): VerdictWarning[] {
     for (const w of a.ownWarnings) out.push(shiftWarning(w, s.charStart, s.lineStart - 1));
   });
   return [...duplicateRuleWarnings(groups, memo), ...out];
+}
+
+function tokenizerOf(opts: EngineOptions): Tokenizer {
+  return tokenizer(opts.tokenizer);
+}
+
+function minTokenSavingsOf(opts: EngineOptions): number {
+  const m = opts.minTokenSavings;
+  return typeof m === 'number' && Number.isFinite(m) ? m : DEFAULT_MIN_TOKEN_SAVINGS;
 }
 
 function ratiosOf(opts: EngineOptions): readonly number[] {
@@ -227,11 +259,12 @@ function documentVerdict(d: DocAnalysis, opts: EngineOptions, includeCandidate: 
   const profile = docProfile(d, opts.sourceType ?? 'markdown');
   const analysisWarnings = docWarnings(d);
   const sourceChars = d.text.length;
-  const sourceTokens = () => d.analyses.reduce((n, a) => n + sliceSourceTokens(a), 0);
+  const tok = tokenizerOf(opts);
+  const sourceTokens = () => d.analyses.reduce((n, a) => n + sliceSourceTokens(a, tok), 0);
   const ratios = ratiosOf(opts);
-  const base = { schemaVersion: '1.0' as const, profile, sourceChars, sourceTokens, ratios, includeCandidate };
+  const base = { schemaVersion: '1.0' as const, profile, sourceChars, sourceTokens, ratios, includeCandidate, tokenizer: tok, minTokenSavings: minTokenSavingsOf(opts) };
 
-  const outcome = documentOutcome(entries, mode, opts, delims, d.text, analysisWarnings);
+  const outcome = documentOutcome(entries, mode, opts, delims, d.text, analysisWarnings, tok);
   return buildVerdict({ ...base, ...candidateFields(outcome.candidate), mode, ...outcome.fields });
 }
 
@@ -253,17 +286,18 @@ function documentOutcome(
   delims: DelimiterChar[],
   text: string,
   analysisWarnings: VerdictWarning[],
+  tok: Tokenizer,
 ): DocOutcome {
   const target = hasTarget(opts);
   const losslessOutcome = (targetReached: boolean | null, refused = false): DocOutcome => ({
-    candidate: bestDocCandidate(entries, entries.map((a) => a.candidates), delims, text),
+    candidate: bestDocCandidate(entries, entries.map((a) => a.candidates), delims, text, tok),
     fields: { warnings: analysisWarnings, lossless: true, targetReached, refused },
   });
   const sourceAlnum = entries.reduce((n, a) => n + a.sourceAlnum, 0);
   if (mode === 'lossless') return losslessOutcome(null);
   if (mode === 'record') {
     const derived = entries.map((a) => derivedModel(a, 'record'));
-    const c = bestDocCandidate(entries, derived.map((x) => x.candidates), delims, text);
+    const c = bestDocCandidate(entries, derived.map((x) => x.candidates), delims, text, tok);
     const warnings = withCoverage([...analysisWarnings], sourceAlnum, derived.reduce((n, x) => n + x.alnum, 0));
     return { candidate: c, fields: { warnings, lossless: true, targetReached: target ? targetMet(opts, c.length, c.tokens) : null, refused: false } };
   }
@@ -274,7 +308,7 @@ function documentOutcome(
   let chosen: { c: DocCandidate; alnum: number } | null = null;
   for (const step of LOSSY_STEPS) {
     const derived = entries.map((a) => derivedModel(a, step));
-    const c = bestDocCandidate(entries, derived.map((x) => x.candidates), delims, text);
+    const c = bestDocCandidate(entries, derived.map((x) => x.candidates), delims, text, tok);
     chosen = { c, alnum: derived.reduce((n, x) => n + x.alnum, 0) };
     if (targetMet(opts, c.length, c.tokens)) break;
   }
@@ -284,41 +318,74 @@ function documentOutcome(
 }
 
 function optionsKey(opts: EngineOptions): string {
-  return JSON.stringify([opts.delimiter ?? 'auto', opts.sourceType ?? 'markdown', ratiosOf(opts)]);
+  return JSON.stringify([opts.delimiter ?? 'auto', opts.sourceType ?? 'markdown', ratiosOf(opts), tokenizerOf(opts).name, minTokenSavingsOf(opts)]);
 }
 
 interface StandaloneSection {
   verdict: VerdictV1;
-  candidate: string;
+  /** The TOON inside the fence (the body alone: the heading stays the markdown line above it); null when nothing encodes. */
+  candidate: string | null;
+  /** Exactly the text Convert writes in place of the slice (what measured_chars.toon counts). */
+  segment: string;
 }
 
-/** A slice's standalone lossless verdict (slice-relative warnings), memoized on its analysis. */
+/**
+ * A section's best body candidate: valid before invalid; among valid ones the fewest real tokens (with a
+ * real tokenizer) or characters (estimate), ties in delimiter order (comma first). Null when nothing encodes.
+ */
+function bestSectionCandidate(a: SliceAnalysis, delims: readonly DelimiterChar[], tok: Tokenizer): { text: string; delimiter: DelimiterChar; valid: boolean } | null {
+  const set = a.bodyCandidates;
+  const encoded = delims.map((d) => ({ d, t: set.text(d) })).filter((x): x is { d: DelimiterChar; t: string } => x.t !== null);
+  if (encoded.length === 0) return null;
+  const cost = (t: string) => (tok.real ? countTokens(a, tok, t) : t.length);
+  const ranked = encoded.map((e) => ({ ...e, cost: cost(e.t) })).sort((x, y) => x.cost - y.cost || delims.indexOf(x.d) - delims.indexOf(y.d));
+  for (const e of ranked) if (set.valid(e.d)) return { text: e.t, delimiter: e.d, valid: true };
+  return { text: ranked[0]!.t, delimiter: ranked[0]!.d, valid: false };
+}
+
+/**
+ * A slice's standalone lossless verdict (slice-relative warnings), memoized on its analysis. What it measures
+ * is the segment Convert writes (kept heading line, fence lines, TOON, closing fence, the slice's line ends),
+ * so `measured_chars.savings` is exactly the change in the document's length.
+ */
 function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsKey(opts)): StandaloneSection {
   const memo = a.verdicts.get(key) as StandaloneSection | undefined;
   if (memo) return memo;
-  const best = a.candidates.best(delimitersFor(opts.delimiter)) ?? { text: a.raw, delimiter: ',' as DelimiterChar, valid: false };
+  const tok = tokenizerOf(opts);
+  const best = bestSectionCandidate(a, delimitersFor(opts.delimiter), tok);
+  // Nothing encodes: the slice itself stands in (savings 0, never converts).
+  const segment = best ? convertedSegment(a.raw, a.headingEnd, best.text) : a.raw;
   const verdict = buildVerdict({
     schemaVersion: '1.0',
     profile: { name: a.profile, title: a.title, source_type: opts.sourceType ?? 'markdown', stats: a.stats },
     sourceChars: a.raw.length,
-    sourceTokens: () => sliceSourceTokens(a),
-    candidateChars: best.text.length,
-    candidateText: () => best.text,
-    candidateTokens: () => candidateTokens(a, best.text),
-    valid: best.valid,
-    delimiter: best.delimiter,
+    sourceTokens: () => sliceSourceTokens(a, tok),
+    candidateChars: segment.length,
+    candidateText: () => segment,
+    candidateTokens: () => countTokens(a, tok, segment),
+    valid: best?.valid ?? false,
+    delimiter: best?.delimiter ?? ',',
     warnings: [...a.localDuplicates, ...a.ownWarnings],
     mode: 'lossless',
     lossless: true,
     targetReached: null,
     refused: false,
-    includeCandidate: true,
+    // The measured text is the segment, not a TOON document: the candidate travels beside the verdict.
+    includeCandidate: false,
     ratios: ratiosOf(opts),
+    tokenizer: tok,
+    minTokenSavings: minTokenSavingsOf(opts),
   });
-  const r = { verdict, candidate: best.text };
+  const r = { verdict, candidate: best?.text ?? null, segment };
   if (a.verdicts.size > 4) a.verdicts.clear();
   a.verdicts.set(key, r);
   return r;
+}
+
+/** Token figures of a section verdict (reads its lazy token_estimates). */
+function tokenFigures(v: VerdictV1, tok: Tokenizer): TokenFigures {
+  const te = v.token_estimates;
+  return { tokenizer: tok.name, estimator: te.estimator, source: te.source, toon: te.toon, savings: te.savings };
 }
 
 function shiftVerdict(v: VerdictV1, s: Slice): VerdictV1 {
@@ -332,18 +399,32 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions): PlanResult {
   const sections: SectionResult[] = [];
   const rows: PlanSection[] = [];
   const okey = optionsKey(lossOpts);
+  const tok = tokenizerOf(lossOpts);
+  const segments: (string | null)[] = [];
   d.slices.forEach((s, i) => {
     const a = d.analyses[i]!;
     const range = { line_start: s.lineStart, line_end: s.lineEnd, char_start: s.charStart, char_end: s.charEnd };
     if (s.kind === 'frontmatter') {
-      sections.push({ slice: s, verdict: null, candidate: null, action: 'keep' });
+      sections.push({ slice: s, verdict: null, candidate: null, action: 'keep', tokens: null });
+      segments.push(null);
       rows.push({ heading: null, kind: 'frontmatter', range, profile: null, verdict: null, action: 'keep', measured_chars: null, warnings: [], safe_to_auto_apply: false });
       return;
     }
     const st = standaloneSection(a, lossOpts, okey);
     const v = shiftVerdict(st.verdict, s);
-    const action = sectionAction(v.verdict, v.flags.valid, v.toon_candidate !== null);
-    sections.push({ slice: s, verdict: v, candidate: st.candidate, action });
+    const action = sectionAction(v.verdict, v.flags.valid, st.candidate !== null);
+    let figures: TokenFigures | undefined;
+    // Counted on first read (an enumerable accessor, memoized): lenses and hovers read it, plans need not.
+    sections.push({
+      slice: s,
+      verdict: v,
+      candidate: st.candidate,
+      action,
+      get tokens(): TokenFigures {
+        return (figures ??= tokenFigures(v, tok));
+      },
+    });
+    segments.push(action === 'convert' ? st.segment : null);
     rows.push({
       heading: s.kind === 'section' ? a.parsed?.heading?.text ?? s.heading : null,
       kind: s.kind,
@@ -372,7 +453,27 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions): PlanResult {
     reassembly_verified: assembly.verified,
     safe_to_auto_apply: planSafeToAutoApply(recommend, converted.length, allSafe, assembly.verified),
   };
-  return { verdict: withFields(top, { schema_version: '1.1', context_plan: plan }), hybrid: assembly.hybrid, sections };
+  const countPlan = (): PlanResult['tokens'] => {
+    let source = 0;
+    let hybrid = 0;
+    d.analyses.forEach((a, i) => {
+      const n = sliceSourceTokens(a, tok);
+      const seg = segments[i];
+      source += n;
+      hybrid += seg ? countTokens(a, tok, seg) : n;
+    });
+    return { tokenizer: tok.name, estimator: tok.estimator, source, hybrid, savings: source - hybrid };
+  };
+  let planTokens: PlanResult['tokens'] | undefined;
+  return {
+    verdict: withFields(top, { schema_version: '1.1', context_plan: plan }),
+    hybrid: assembly.hybrid,
+    sections,
+    tokenizer: tok.name,
+    get tokens(): PlanResult['tokens'] {
+      return (planTokens ??= countPlan());
+    },
+  };
 }
 
 /** Profile response (schema 1.0, lossless measurement, toon_candidate null). */
@@ -397,7 +498,9 @@ export function convertSectionEdit(text: string, slice: Slice, candidate: string
 }
 
 /**
- * Revert: strict-decodes TOON and renders the model back to markdown.
+ * Revert: strict-decodes TOON and renders the model back to markdown. A section's fence holds its body
+ * (the heading stays the markdown line above it), rendered without a heading; a whole-document candidate,
+ * or a fence written before #13 (`"## Heading": …`), is a slice model and renders with its headings.
  * Throws an Error with the decoder's message when the text does not decode.
  */
 export function renderToonAsMarkdown(toonText: string): string {
@@ -407,7 +510,9 @@ export function renderToonAsMarkdown(toonText: string): string {
   } catch (e) {
     throw new Error(`TOON does not decode: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
-  return renderModel(value);
+  if (isSliceModel(value)) return renderModel(value);
+  const body = renderBody(value);
+  return body === '' ? '' : body + '\n';
 }
 
 /**

@@ -1,14 +1,12 @@
 /**
- * Measurement (verdict-engine.md §4): exact character counts decide; token estimates are advisory.
+ * Measurement (verdict-engine.md §4): exact character counts decide; token counts (real BPE counts unless
+ * the tokenizer is `estimate`) add the token gate (see engine.ts) and are reported in token_estimates.
  */
-import { estimateTokenCount } from 'tokenx';
 import { rawSavingsPct, roundPct } from '../policy';
+import { TOKENX_VERSION, estimateTokens } from '../tokens';
 
-/**
- * The pinned tokenx version (package.json pins it exactly; tokenx does not export its
- * package.json, so a test compares this with node_modules/tokenx/package.json).
- */
-export const TOKENX_VERSION = '1.3.0';
+export { TOKENX_VERSION, estimateTokens };
+/** The estimator of `--tokenizer estimate` (the producer's). */
 export const ESTIMATOR = `tokenx@${TOKENX_VERSION}`;
 export const DEFAULT_CHARS_PER_TOKEN: readonly number[] = [3.5, 4, 4.5];
 
@@ -44,25 +42,16 @@ export function measureChars(source: number, toon: number): MeasuredChars {
   return { source, toon, savings: source - toon, savings_pct: roundPct(rawSavingsPct(source, toon)) };
 }
 
-/** tokenx estimate of a text; 0 for the empty string. Never throws. */
-export function estimateTokens(text: string): number {
-  if (!text) return 0;
-  try {
-    return estimateTokenCount(text);
-  } catch {
-    return Math.round(text.length / 4);
-  }
-}
-
 export function tokenEstimates(
   sourceTokens: number,
   toonTokens: number,
   sourceChars: number,
   toonChars: number,
   ratios: readonly number[] = DEFAULT_CHARS_PER_TOKEN,
+  estimator: string = ESTIMATOR,
 ): TokenEstimates {
   return {
-    estimator: ESTIMATOR,
+    estimator,
     source: sourceTokens,
     toon: toonTokens,
     savings: sourceTokens - toonTokens,

@@ -22,6 +22,19 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: s
 export type JsonObject = { [k: string]: JsonValue };
 
 const BLOCK_KEY = /^([pltocdm])([1-9]\d*)$/;
+/** A slice key: `#`…`######` (+ text), `""` (preamble) or `---` (frontmatter). */
+const SLICE_KEY = /^(?:#{1,6}(?: [\s\S]*)?|---|)$/;
+
+/**
+ * Whether a decoded value is a slice or document model (slice keys, see the module comment) rather than a
+ * section body: an object whose keys are all slice keys, or an array of such single-key objects.
+ * Bodies never look like this (a definition list whose terms all look like slice keys is block-keyed).
+ */
+export function isSliceModel(v: JsonValue): boolean {
+  const keyed = (x: JsonValue) => x !== null && typeof x === 'object' && !Array.isArray(x) && Object.keys(x).length > 0 && Object.keys(x).every((k) => SLICE_KEY.test(k));
+  if (Array.isArray(v)) return v.length > 0 && v.every((x) => keyed(x) && Object.keys(x as JsonObject).length === 1);
+  return keyed(v);
+}
 
 /** Model key of a slice. */
 export function sliceKey(kind: 'frontmatter' | 'preamble' | 'section', heading: { level: number; text: string } | null): string {
@@ -84,9 +97,10 @@ export function bodyValue(blocks: Block[]): JsonValue {
     const b = blocks[0]!;
     if (b.kind === 'p' && b.text !== '') return b.text;
     if (b.kind === 'l' && b.items.length > 0) return b.items;
-    if (b.kind === 't') return tableRows(b.header, b.rows);
+    // (a one-column table headed by a slice-like key would read back as a slice model: block-keyed then)
+    if (b.kind === 't' && !(b.header.length === 1 && SLICE_KEY.test(b.header[0]!))) return tableRows(b.header, b.rows);
     // One definition list is its term → text object, unless every term looks like a block key.
-    if (b.kind === 'd' && !b.defs.every(([k]) => BLOCK_KEY.test(k))) return blockValue(b);
+    if (b.kind === 'd' && !b.defs.every(([k]) => BLOCK_KEY.test(k)) && !b.defs.every(([k]) => SLICE_KEY.test(k))) return blockValue(b);
   }
   const o: JsonObject = {};
   blocks.forEach((b, i) => {

@@ -30,29 +30,44 @@ export function convertedSegment(sliceText: string, headingEndRel: number, candi
   return segment;
 }
 
+/** The line ending a converted segment writes: the slice's own (its first line break), `\n` when it has none. */
+export function sliceEol(sliceText: string): '\n' | '\r\n' | '\r' {
+  for (let i = 0; i < sliceText.length; i++) {
+    const c = sliceText.charCodeAt(i);
+    if (c === 10) return '\n';
+    if (c === 13) return sliceText.charCodeAt(i + 1) === 10 ? '\r\n' : '\r';
+  }
+  return '\n';
+}
+
 function buildSegment(sliceText: string, headingEndRel: number, candidate: string): string {
+  const eol = sliceEol(sliceText);
   let heading = sliceText.slice(0, headingEndRel);
   // A preamble has no heading line; a heading line without a terminator (end of file) gets one.
-  if (heading !== '' && !/[\r\n]$/.test(heading)) heading += '\n';
+  if (heading !== '' && !/[\r\n]$/.test(heading)) heading += eol;
   const fence = '`'.repeat(Math.max(3, longestBacktickRun(candidate) + 1));
   let t = sliceText.length;
   while (t > 0 && (sliceText.charCodeAt(t - 1) === 10 || sliceText.charCodeAt(t - 1) === 13)) t--;
   const trailing = sliceText.slice(t);
-  return `${heading}${fence}toon\n${candidate}\n${fence}${trailing}`;
+  // TOON never writes a raw line break inside a value, so every "\n" of the candidate is a line end.
+  const body = eol === '\n' ? candidate : candidate.split('\n').join(eol);
+  return `${heading}${fence}toon${eol}${body}${eol}${fence}${trailing}`;
 }
 
-/** The fenced candidate inside a converted segment, or null when the segment is malformed. */
+/** The fenced candidate inside a converted segment (line ends back to `\n`), or null when the segment is malformed. */
 export function fencedCandidate(segment: string, headingEndRel: number): string | null {
+  const eol = sliceEol(segment);
   let rest = segment.slice(headingEndRel);
-  if (headingEndRel > 0 && !/[\r\n]$/.test(segment.slice(0, headingEndRel))) rest = rest.replace(/^\n/, '');
+  if (headingEndRel > 0 && !/[\r\n]$/.test(segment.slice(0, headingEndRel))) rest = rest.startsWith(eol) ? rest.slice(eol.length) : rest;
   // (the segment starts with the slice's heading text, so slicing at headingEndRel is exact)
-  const open = /^(`{3,})toon\n/.exec(rest);
-  if (!open) return null;
+  const open = /^(`{3,})toon(\r\n|\n|\r)/.exec(rest);
+  if (!open || open[2] !== eol) return null;
   const fence = open[1]!;
   const body = rest.slice(open[0].length);
-  const close = body.lastIndexOf('\n' + fence);
+  const close = body.lastIndexOf(eol + fence);
   if (close < 0) return null;
-  return body.slice(0, close);
+  const inner = body.slice(0, close);
+  return eol === '\n' ? inner : inner.split(eol).join('\n');
 }
 
 export interface SegmentPlan {

@@ -71,6 +71,8 @@ export function revertEdit(text: string, at: { fence: ToonFence; start: number; 
     const prevLine = text.slice(prevStart, prevEnd).replace(/\r$/, '');
     const firstRendered = rendered.split('\n', 1)[0]!;
     if (/^#{1,6}(\s|$)/.test(prevLine) && prevLine.trim() === firstRendered.trim()) start = prevStart;
+    // A section's fence holds its body (#13): the heading line stays, and a blank line separates it from the body again.
+    else if (/^#{1,6}(\s|$)/.test(prevLine) && rendered !== '') rendered = '\n' + rendered;
   }
   if (text.slice(0, at.end).includes('\r\n')) rendered = rendered.replace(/\r?\n/g, '\r\n');
   return { start, end: at.end, newText: rendered, kind: 'canonical' };

@@ -7,6 +7,7 @@ import { measureChars, tokenEstimates, type MeasuredChars, type TokenEstimates }
 import type { ProfileName, Stats } from './stats';
 import { sortWarnings, type VerdictWarning, type WarningRange } from './warnings';
 import type { DelimiterChar } from './candidate';
+import type { Tokenizer } from '../tokens';
 
 export type { VerdictWarning, WarningRange };
 export type EngineMode = 'lossless' | 'record' | 'budget';
@@ -76,6 +77,22 @@ export const BUDGET_REFUSED: VerdictWarning = {
   message: 'The budget target cannot be reached losslessly and lossy output was not permitted.',
   suggestion: 'Allow lossy output to compress semantically, or raise the target.',
 };
+/**
+ * token_regression (#13): the candidate saves characters but fewer than `min` real tokens. Severity warning,
+ * so §6 decides `review` (never `convert`) and safe_to_auto_apply is false; the figures are in `evidence`.
+ */
+export function tokenRegressionWarning(source: number, toon: number, tokenizerName: string, min: number): VerdictWarning {
+  const saved = source - toon;
+  const what = saved < 0 ? `costs ${-saved} tokens` : saved === 0 ? 'saves no tokens' : `saves only ${saved} token${saved === 1 ? '' : 's'}`;
+  return {
+    code: 'token_regression',
+    severity: 'warning',
+    message: `TOON saves characters but ${what} in ${tokenizerName} (${source} → ${toon}).`,
+    suggestion: 'Keep this as markdown: the converted text would not be cheaper for a model to read.',
+    evidence: `${tokenizerName}: ${source} → ${toon} tokens (saving ${saved}, minimum ${min})`,
+  };
+}
+
 /** Coverage below this raises low_coverage (verdict-engine.md §5). */
 export const LOW_COVERAGE_THRESHOLD = 0.7;
 
@@ -111,6 +128,10 @@ export interface VerdictInputs {
   /** Whether toon_candidate carries the text (convert responses) or null (profile, plan). */
   includeCandidate: boolean;
   ratios?: readonly number[];
+  /** The tokenizer counting sourceTokens/candidateTokens (default: the tokenx estimate). */
+  tokenizer?: Tokenizer;
+  /** The token gate's minimum saving; the gate runs only with a real tokenizer and a positive character saving. */
+  minTokenSavings?: number;
 }
 
 /** Assembles a verdict: negative_savings / target_not_reached / budget_refused appended, §6 decided. */
@@ -118,6 +139,12 @@ export function buildVerdict(i: VerdictInputs): VerdictV1 {
   const toon = i.candidateChars;
   const warnings = [...i.warnings];
   if (i.sourceChars - toon < 0) warnings.push(NEGATIVE_SAVINGS);
+  // The token gate: where characters say the candidate saves, real tokens must agree.
+  if (!i.refused && i.tokenizer?.real && i.minTokenSavings !== undefined && i.sourceChars - toon > 0) {
+    const st = i.sourceTokens();
+    const tt = i.candidateTokens();
+    if (st - tt < i.minTokenSavings) warnings.push(tokenRegressionWarning(st, tt, i.tokenizer.name, i.minTokenSavings));
+  }
   if (i.refused) warnings.push(BUDGET_REFUSED);
   else if (i.targetReached === false) warnings.push(TARGET_NOT_REACHED);
   const sorted = sortWarnings(warnings);
@@ -126,6 +153,7 @@ export function buildVerdict(i: VerdictInputs): VerdictV1 {
   const safe = safeToAutoApply({ verdict, mode: i.mode, lossless: i.lossless, valid: i.valid, savings: measured.savings, warnings: sorted }).safe;
   const ratios = i.ratios;
   const sourceChars = i.sourceChars;
+  const estimator = i.tokenizer?.estimator;
   // Token counts are advisory and cost a tokenizer pass: an accessor pair computes them on first
   // read and memoizes. It sits in the literal, so the wire order is kept, and it is enumerable, so
   // JSON.stringify, schema validation and deep equality all read it.
@@ -137,7 +165,7 @@ export function buildVerdict(i: VerdictInputs): VerdictV1 {
     profile: i.profile,
     measured_chars: measured,
     get token_estimates(): TokenEstimates {
-      return (estimates ??= tokenEstimates(i.sourceTokens(), i.candidateTokens(), sourceChars, toon, ratios));
+      return (estimates ??= tokenEstimates(i.sourceTokens(), i.candidateTokens(), sourceChars, toon, ratios, estimator));
     },
     set token_estimates(value: TokenEstimates) {
       estimates = value;

@@ -402,7 +402,7 @@ export function shiftWarning(w: VerdictWarning, charBase: number, lineBase: numb
 }
 
 /** Warning order on the wire: by code (registry order), then by position. */
-export const WARNING_ORDER = ['duplicate_rule', 'vague_rule', 'long_section', 'split_candidate', 'low_coverage', 'lossy_applied', 'negative_savings', 'target_not_reached', 'budget_refused'];
+export const WARNING_ORDER = ['duplicate_rule', 'vague_rule', 'long_section', 'split_candidate', 'low_coverage', 'lossy_applied', 'negative_savings', 'target_not_reached', 'budget_refused', 'token_regression'];
 
 export function sortWarnings(ws: VerdictWarning[]): VerdictWarning[] {
   const rank = (c: string) => {

@@ -1,0 +1,150 @@
+/**
+ * Corpus figures for #13 (shared by bench/tokens.bench.ts): what our plans and the producer's plans save
+ * in real tokens on the same documents, and whether every convert's claimed figures equal what it writes.
+ */
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { decode, encode } from '@toon-format/toon';
+import { convertSectionEdit, planDocument, type PlanResult } from '../server/src/core/markdown/engine';
+import { tokenizer, type TokenizerName } from '../server/src/core/tokens';
+
+export interface CorpusDoc {
+  name: string;
+  text: string;
+  /** The producer's plan on it, when the corpus has one. */
+  producerPlan?: ProducerPlan;
+  /** The producer's whole-document convert response (its candidate holds every section's encoding). */
+  producerConvert?: { toon_candidate: string | null; delimiter: string | null };
+}
+interface ProducerSection {
+  heading: string | null;
+  kind: string;
+  action: string;
+  range: { char_start: number; char_end: number };
+  measured_chars: { toon: number } | null;
+}
+interface ProducerPlan {
+  context_plan: { sections: ProducerSection[]; recommend_hybrid: boolean };
+}
+
+/** Every markdown file of the corpus inputs, the examples and test/fixtures/markdown. */
+export function corpusDocs(root: string): CorpusDoc[] {
+  const out: CorpusDoc[] = [];
+  const inputs = path.join(root, 'test', 'fixtures', 'corpus', 'doc2toon-inputs');
+  const verdicts = path.join(root, 'test', 'fixtures', 'corpus', 'doc2toon');
+  const dirs = [inputs, path.join(root, 'examples', 'markdown'), path.join(root, 'test', 'fixtures', 'markdown')];
+  for (const dir of dirs) {
+    for (const f of readdirSync(dir).filter((x) => /\.md$/i.test(x) && x !== 'LICENSE.md').sort()) {
+      const doc: CorpusDoc = { name: path.relative(root, path.join(dir, f)), text: readFileSync(path.join(dir, f), 'utf8') };
+      const plan = path.join(verdicts, `${f}.plan.json`);
+      const conv = path.join(verdicts, `${f}.convert.json`);
+      if (dir === inputs && existsSync(plan)) doc.producerPlan = JSON.parse(readFileSync(plan, 'utf8'));
+      if (dir === inputs && existsSync(conv)) doc.producerConvert = JSON.parse(readFileSync(conv, 'utf8'));
+      out.push(doc);
+    }
+  }
+  return out;
+}
+
+function backtickFence(s: string): string {
+  let best = 0;
+  let cur = 0;
+  for (const ch of s) {
+    cur = ch === '`' ? cur + 1 : 0;
+    best = Math.max(best, cur);
+  }
+  return '`'.repeat(Math.max(3, best + 1));
+}
+
+/**
+ * The producer's hybrid segment for one of its convert sections, rebuilt from its whole-document candidate:
+ * the section's value re-encoded under its key with the producer's delimiter (checked against the producer's
+ * measured_chars.toon), fenced below the kept heading line. Null when it cannot be rebuilt exactly.
+ */
+function producerSegment(doc: CorpusDoc, s: ProducerSection): string | null {
+  const c = doc.producerConvert;
+  if (!c?.toon_candidate || !s.measured_chars) return null;
+  const raw = doc.text.slice(s.range.char_start, s.range.char_end);
+  const nl = raw.search(/\r?\n/);
+  const heading = nl < 0 ? raw + '\n' : raw.slice(0, raw.indexOf('\n', nl) + 1);
+  const trailing = /[\r\n]*$/.exec(raw)![0];
+  const segment = (cand: string) => `${heading}${backtickFence(cand)}toon\n${cand}\n${backtickFence(cand)}${trailing}`;
+  // A one-section document: the producer's section candidate is its document candidate.
+  if (c.toon_candidate.length === s.measured_chars.toon) return segment(c.toon_candidate);
+  const model = decode(c.toon_candidate) as unknown;
+  const entries: [string, unknown][] = Array.isArray(model) ? model.flatMap((x) => Object.entries(x as object)) : Object.entries(model as object);
+  const delimiter = (c.delimiter ?? ',') as ',' | '\t' | '|';
+  for (const [k, v] of entries) {
+    if (!k.startsWith('#') || k.replace(/^#+ /, '') !== s.heading) continue;
+    const cand = encode({ [k]: v } as never, { delimiter });
+    if (cand.length !== s.measured_chars.toon) continue;
+    return segment(cand);
+  }
+  return null;
+}
+
+export interface CorpusFigures {
+  tokenizer: TokenizerName;
+  docs: number;
+  sections: number;
+  converts: number;
+  /** Converts whose written segment does not lower the document's token count. */
+  convertsCostingTokens: number;
+  /** Converts whose measured_chars.savings differs from the change in document length Convert makes. */
+  claimedNotWritten: number;
+  charsSavedByConverts: number;
+  tokensSavedByConverts: number;
+  /** Docs whose plan recommends the hybrid, and the tokens those hybrids save. */
+  recommendedHybrids: number;
+  tokensSavedByHybrids: number;
+  charsSavedByHybrids: number;
+  /** The producer's convert sections on the same documents, rebuilt; and what they save in real tokens. */
+  producerConverts: number;
+  producerRebuilt: number;
+  producerTokensSaved: number;
+  /** Characters the producer claims for the converts that could not be rebuilt (no real count possible). */
+  producerUnrebuiltChars: number;
+  /** Our converts' savings on the documents the producer has plans for (the like-for-like comparison). */
+  oursOnProducerDocs: number;
+}
+
+export function corpusFigures(docs: CorpusDoc[], tok: TokenizerName): CorpusFigures {
+  const t = tokenizer(tok);
+  const f: CorpusFigures = { tokenizer: tok, docs: docs.length, sections: 0, converts: 0, convertsCostingTokens: 0, claimedNotWritten: 0, charsSavedByConverts: 0, tokensSavedByConverts: 0, recommendedHybrids: 0, tokensSavedByHybrids: 0, charsSavedByHybrids: 0, producerConverts: 0, producerRebuilt: 0, producerTokensSaved: 0, producerUnrebuiltChars: 0, oursOnProducerDocs: 0 };
+  for (const doc of docs) {
+    const plan: PlanResult = planDocument(doc.text, { tokenizer: tok });
+    const docTokens = t.count(doc.text);
+    f.sections += plan.sections.length;
+    for (const s of plan.sections) {
+      if (s.action !== 'convert' || s.candidate === null) continue;
+      f.converts++;
+      const e = convertSectionEdit(doc.text, s.slice, s.candidate);
+      const written = doc.text.slice(0, e.start) + e.newText + doc.text.slice(e.end);
+      if (doc.text.length - written.length !== s.verdict!.measured_chars.savings) f.claimedNotWritten++;
+      const saved = docTokens - t.count(written);
+      if (saved <= 0) f.convertsCostingTokens++;
+      f.charsSavedByConverts += s.verdict!.measured_chars.savings;
+      f.tokensSavedByConverts += saved;
+      if (doc.producerPlan) f.oursOnProducerDocs += saved;
+    }
+    const cp = plan.verdict.context_plan!;
+    if (cp.recommend_hybrid) {
+      f.recommendedHybrids++;
+      f.tokensSavedByHybrids += docTokens - t.count(plan.hybrid);
+      f.charsSavedByHybrids += cp.net.savings;
+    }
+    for (const s of doc.producerPlan?.context_plan.sections ?? []) {
+      if (s.action !== 'convert') continue;
+      f.producerConverts++;
+      const seg = producerSegment(doc, s);
+      if (seg === null) {
+        f.producerUnrebuiltChars += s.measured_chars ? doc.text.slice(s.range.char_start, s.range.char_end).length - s.measured_chars.toon : 0;
+        continue;
+      }
+      f.producerRebuilt++;
+      const written = doc.text.slice(0, s.range.char_start) + seg + doc.text.slice(s.range.char_end);
+      f.producerTokensSaved += docTokens - t.count(written);
+    }
+  }
+  return f;
+}

@@ -1,0 +1,84 @@
+/**
+ * Token counting (issue #13): real BPE counts from gpt-tokenizer (o200k_base by default, cl100k_base
+ * selectable) and the tokenx estimate as the `estimate` fallback. Pure: no I/O, no editor API.
+ *
+ * The encodings are loaded on first use (o200k_base's ranks take ~0.3 s to load), so a server or CLI
+ * run that never counts tokens does not pay for them. Special-token text (`<|endoftext|>`) in a
+ * document is counted as ordinary text, never rejected.
+ */
+import { estimateTokenCount } from 'tokenx';
+
+export type TokenizerName = 'o200k_base' | 'cl100k_base' | 'estimate';
+export const TOKENIZERS: readonly TokenizerName[] = ['o200k_base', 'cl100k_base', 'estimate'];
+export const DEFAULT_TOKENIZER: TokenizerName = 'o200k_base';
+
+/**
+ * Pinned versions (package.json pins both exactly; neither package exports its package.json, so a test
+ * compares these with node_modules).
+ */
+export const GPT_TOKENIZER_VERSION = '4.0.0';
+export const TOKENX_VERSION = '1.3.0';
+
+export interface Tokenizer {
+  name: TokenizerName;
+  /** What `token_estimates.estimator` says, e.g. `gpt-tokenizer@4.0.0:o200k_base` or `tokenx@1.3.0`. */
+  estimator: string;
+  /** Whether counts are real BPE counts (the token gate runs only then). */
+  real: boolean;
+  /** Token count of a text; 0 for the empty string. Never throws. */
+  count(text: string): number;
+}
+
+export function isTokenizerName(x: unknown): x is TokenizerName {
+  return typeof x === 'string' && (TOKENIZERS as readonly string[]).includes(x);
+}
+
+type CountFn = (text: string, options?: { disallowedSpecial?: Set<string> }) => number;
+const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
+
+function loadBpe(name: 'o200k_base' | 'cl100k_base'): CountFn {
+  // require (not import) so esbuild's bundle initializes the ranks lazily, on the first count.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const mod: { countTokens: CountFn } = name === 'o200k_base' ? require('gpt-tokenizer/encoding/o200k_base') : require('gpt-tokenizer/encoding/cl100k_base');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return mod.countTokens;
+}
+
+/** tokenx estimate of a text; 0 for the empty string. Never throws. */
+export function estimateTokens(text: string): number {
+  if (!text) return 0;
+  try {
+    return estimateTokenCount(text);
+  } catch {
+    return Math.round(text.length / 4);
+  }
+}
+
+const cache = new Map<TokenizerName, Tokenizer>();
+
+/** The tokenizer for a name (unknown names fall back to the default). */
+export function tokenizer(name: TokenizerName | undefined = DEFAULT_TOKENIZER): Tokenizer {
+  const n: TokenizerName = isTokenizerName(name) ? name : DEFAULT_TOKENIZER;
+  let t = cache.get(n);
+  if (t) return t;
+  if (n === 'estimate') t = { name: n, estimator: `tokenx@${TOKENX_VERSION}`, real: false, count: estimateTokens };
+  else {
+    let fn: CountFn | undefined;
+    t = {
+      name: n,
+      estimator: `gpt-tokenizer@${GPT_TOKENIZER_VERSION}:${n}`,
+      real: true,
+      count(text: string): number {
+        if (!text) return 0;
+        fn ??= loadBpe(n);
+        try {
+          return fn(text, NO_SPECIAL);
+        } catch {
+          return estimateTokens(text);
+        }
+      },
+    };
+  }
+  cache.set(n, t);
+  return t;
+}
