@@ -2,7 +2,7 @@
  * The benchmark runner (`npm run bench`): prints medians over ≥ 5 runs with min–max, as ratios against
  * anchors measured in the same run, as a markdown table; writes the table to docs/performance.md.
  *
- *   node --import tsx bench/index.ts [--runs N] [--only json,markdown,server,engine] [--no-write]
+ *   node --import tsx bench/index.ts [--runs N] [--only json,markdown,tokens,server,engine] [--no-write]
  *
  * Inputs are generated from fixed seeds into .bench-data/ (see data.ts). Nothing here asserts timings.
  */
@@ -14,6 +14,7 @@ import { REPO_ROOT, markdown1MB, plan15MB, plan1MB, report10MB, report1MB } from
 import { jsonRows } from './json.bench';
 import { markdownRows } from './markdown.bench';
 import { serverRows } from './server.bench';
+import { tokenRows } from './tokens.bench';
 import { markdownTable, met, type Row } from './stats';
 
 function arg(name: string): string | undefined {
@@ -22,7 +23,7 @@ function arg(name: string): string | undefined {
 }
 
 const runs = Math.max(5, Number(arg('runs') ?? 5));
-const only = new Set((arg('only') ?? 'json,markdown,server,engine').split(','));
+const only = new Set((arg('only') ?? 'json,markdown,tokens,server,engine').split(','));
 const write = !process.argv.includes('--no-write');
 const log = (s: string) => console.log(s);
 
@@ -60,6 +61,10 @@ async function main(): Promise<void> {
   if (only.has('markdown')) {
     log('\nMarkdown code lenses');
     rows.push(...(await markdownRows(inputs.md, runs, log)));
+  }
+  if (only.has('tokens')) {
+    log('\nReal tokens (#13): cost of counting, and the corpus figures');
+    rows.push(...(await tokenRows(inputs.md, runs, log)));
   }
   if (only.has('server')) {
     log('\nLanguage server');

@@ -111,6 +111,22 @@ export function matchDefinition(text: string): [string, string] | null {
   return null;
 }
 
+/**
+ * A paragraph's inline source with its soft line breaks joined by one space (#13): a soft break renders
+ * as a space, and a value without line breaks needs neither quotes nor `\n` escapes in TOON. The
+ * whitespace around a soft break is insignificant (CommonMark strips it). Text with a hard break (a line
+ * ending in two spaces or a backslash) is returned unchanged. Linear.
+ */
+export function joinSoftBreaks(text: string): string {
+  if (!text.includes('\n')) return text;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length - 1; i++) {
+    const l = lines[i]!;
+    if (l.endsWith('  ') || l.endsWith('\\') || l.endsWith('\t')) return text;
+  }
+  return lines.map((l, i) => (i === 0 ? l.trimEnd() : i === lines.length - 1 ? l.trimStart() : l.trim())).join(' ');
+}
+
 /** Integer-like keys are reordered by JavaScript objects, so they can never be model keys. */
 export function isIndexLike(key: string): boolean {
   return /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
@@ -295,7 +311,7 @@ export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
       block = { kind: 'm', raw: linesText(ctx, from, to) };
     } else if (t.type === 'paragraph_open') {
       const text = tokens[i + 1]?.content ?? '';
-      block = { kind: 'p', text };
+      block = { kind: 'p', text: joinSoftBreaks(text) };
       modelAlnum = countAlnum(text);
       expectAlnum = sourceAlnum();
       out.paragraphs++;
@@ -322,7 +338,7 @@ export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
         }
         let content: string;
         if (inner.length === 0) content = '';
-        else if (inner.length === 3 && inner[0]!.type === 'paragraph_open' && inner[1]!.type === 'inline') content = inner[1]!.content;
+        else if (inner.length === 3 && inner[0]!.type === 'paragraph_open' && inner[1]!.type === 'inline') content = joinSoftBreaks(inner[1]!.content);
         else {
           // Complex item: its source, marker removed and de-indented to the content column.
           if (/\t/.test(linesText(ctx, iFrom, iTo))) {
@@ -366,8 +382,10 @@ export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
         const terms = new Set<string>();
         const allDefs =
           defs.length >= 2 &&
-          defs.every((d) => {
+          defs.every((d, k) => {
             if (!d || terms.has(d[0]) || isIndexLike(d[0]) || d[0].includes('*') || /^\s|\s$/.test(d[0])) return false;
+            // Only the form the rendering writes back (`**term**: text`), so Revert keeps the term's bold and separator.
+            if (items[k] !== `**${d[0]}**: ${d[1]}`) return false;
             terms.add(d[0]);
             return true;
           });

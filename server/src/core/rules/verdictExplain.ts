@@ -123,8 +123,32 @@ export function explainVerdict(value: unknown, path: JsonPath): string | undefin
   }
 }
 
+/** The warning object at `path` (…warnings[i] or a field of it), if any. */
+function warningAt(value: Record<string, unknown>, path: JsonPath): Record<string, unknown> | undefined {
+  const at = path.lastIndexOf('warnings');
+  if (at < 0 || typeof path[at + 1] !== 'number' || path.length > at + 3) return undefined;
+  let cur: unknown = value;
+  for (const k of path.slice(0, at + 2)) cur = isObj(cur) || Array.isArray(cur) ? (cur as Record<string | number, unknown>)[k] : undefined;
+  return isObj(cur) ? cur : undefined;
+}
+
+/** token_regression (#13) is ToonLens's own warning code: what it means and why it decides review. */
+function explainTokenRegression(w: Record<string, unknown>): string {
+  const rows: [string, string][] = [['severity', code(w.severity)]];
+  if (typeof w.evidence === 'string') rows.push(['evidence', code(w.evidence)]);
+  return [
+    '**token_regression** — the TOON saves characters but not real tokens',
+    '',
+    'ToonLens counts the text Convert would write (kept heading line, fence lines, TOON, closing fence) with a real BPE tokenizer (`toonlens.tokenizer`, default `o200k_base`). When it saves fewer tokens than `toonlens.minTokenSavings` (default 1), this warning is added: it has severity `warning`, so §6 decides `review` instead of `convert`, `safe_to_auto_apply` is false and the plan keeps the section as markdown. The policy itself is unchanged; with `--tokenizer estimate` the gate is off. verdict.v1\'s warning code set is open, so consumers tolerate the code.',
+    '',
+    table(rows),
+  ].join('\n');
+}
+
 function explain(value: unknown, path: JsonPath): string | undefined {
   if (!isObj(value)) return undefined;
+  const w = warningAt(value, path);
+  if (w && w.code === 'token_regression') return explainTokenRegression(w);
   const d = deriveVerdict(value);
   const key = path.join('.');
   const mc = value.measured_chars;

@@ -1,0 +1,65 @@
+/**
+ * Real tokens (#13): over every markdown file of the corpus inputs, the examples and test/fixtures/markdown,
+ * what the converts and the recommended hybrids save in o200k_base and cl100k_base tokens beside the
+ * character figures, against the producer's own plans on the same documents; and what counting costs
+ * (ms per MB) beside markdown-it's parse of the same 1 MB document. Figures only, never assertions.
+ *
+ *   node --import tsx bench/tokens.bench.ts        (also run by `npm run bench`, group `tokens`)
+ */
+import MarkdownIt from 'markdown-it';
+import { tokenizer } from '../server/src/core/tokens';
+import { REPO_ROOT, markdown1MB, type Input } from './data';
+import { corpusDocs, corpusFigures, type CorpusFigures } from './tokens-corpus';
+import { time, type Row } from './stats';
+
+const nf = new Intl.NumberFormat('en-US');
+
+/** The corpus table (markdown), one column per tokenizer. */
+export function corpusTable(figs: CorpusFigures[]): string {
+  const row = (label: string, get: (f: CorpusFigures) => string) => `| ${label} | ${figs.map(get).join(' | ')} |`;
+  const lines = [
+    `| corpus (${figs[0]!.docs} markdown files, ${figs[0]!.sections} sections) | ${figs.map((f) => `\`${f.tokenizer}\``).join(' | ')} |`,
+    `|---|${figs.map(() => '---:').join('|')}|`,
+    row('sections that convert', (f) => nf.format(f.converts)),
+    row('converts that cost tokens', (f) => nf.format(f.convertsCostingTokens)),
+    row('converts whose claimed savings ≠ the written change', (f) => nf.format(f.claimedNotWritten)),
+    row('characters saved by converts', (f) => nf.format(f.charsSavedByConverts)),
+    row('tokens saved by converts (counted on the written documents)', (f) => nf.format(f.tokensSavedByConverts)),
+    row('recommended hybrids', (f) => nf.format(f.recommendedHybrids)),
+    row('characters / tokens saved by the recommended hybrids', (f) => `${nf.format(f.charsSavedByHybrids)} / ${nf.format(f.tokensSavedByHybrids)}`),
+    row('on the producer-planned docs: our converts save (tokens)', (f) => nf.format(f.oursOnProducerDocs)),
+    row('the producer\'s converts save (tokens; rebuilt exactly / all)', (f) => `${nf.format(f.producerTokensSaved)} (${f.producerRebuilt} / ${f.producerConverts})`),
+    row('characters the producer claims for converts that cannot be rebuilt', (f) => nf.format(f.producerUnrebuiltChars)),
+    row('ours ÷ producer (rebuilt converts)', (f) => (f.producerTokensSaved > 0 ? `${(f.oursOnProducerDocs / f.producerTokensSaved).toFixed(2)}×` : '—')),
+  ];
+  return lines.join('\n');
+}
+
+/** Cost of counting the 1 MB benchmark document, next to markdown-it's parse of it. */
+export async function tokenRows(input: Input, runs: number, log: (s: string) => void): Promise<Row[]> {
+  const text = input.text;
+  const md = new MarkdownIt();
+  const parse = await time(() => md.parse(text, {}), runs);
+  const mb = input.bytes / 1e6;
+  const rows: Row[] = [];
+  for (const name of ['o200k_base', 'cl100k_base'] as const) {
+    const t = tokenizer(name);
+    t.count('warm up the ranks');
+    const s = await time(() => t.count(text), runs);
+    log(`    ${name} count of ${mb.toFixed(1)} MB   median ${s.median.toFixed(1)} ms (${(s.median / mb).toFixed(0)} ms per MB)`);
+    rows.push({ figure: `${name} token count, ${mb.toFixed(1)} MB markdown`, value: s, unit: 'ms', anchor: { name: 'markdown-it parse', value: parse, unit: 'ms' } });
+  }
+  log(`    markdown-it parse          median ${parse.median.toFixed(1)} ms`);
+  const docs = corpusDocs(REPO_ROOT);
+  const figs = (['o200k_base', 'cl100k_base', 'estimate'] as const).map((t) => corpusFigures(docs, t));
+  log('\n' + corpusTable(figs) + '\n');
+  return rows;
+}
+
+if (require.main === module) {
+  const log = (s: string) => console.log(s);
+  tokenRows(markdown1MB(), 5, log).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

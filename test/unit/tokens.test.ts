@@ -1,0 +1,236 @@
+// #13: real token counts, the measured segment, the token gate, delimiter choice by tokens, and the shapes
+// (body-only fences, joined soft breaks, canonical definition lists), on real corpus documents.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { decode, encode } from '@toon-format/toon';
+import { convertDocument, convertSectionEdit, planDocument, profileDocument, renderToonAsMarkdown } from '../../server/src/core/markdown/engine';
+import { analyzeSlice } from '../../server/src/core/markdown/analysis';
+import { joinSoftBreaks } from '../../server/src/core/markdown/blocks';
+import { tokenizer, TOKENIZERS } from '../../server/src/core/tokens';
+import { explainVerdict } from '../../server/src/core/rules/verdictExplain';
+import { checkDocument } from '../../server/src/core/check';
+import { main } from '../../server/src/cli/main';
+import type { CliIO } from '../../server/src/cli/io';
+import { CORPUS_INPUTS, FIXTURES, REPO_ROOT } from '../paths';
+
+const DIRS = [CORPUS_INPUTS, path.join(REPO_ROOT, 'examples', 'markdown'), path.join(FIXTURES, 'markdown')];
+const DOCS = DIRS.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.md') && f !== 'LICENSE.md').map((f) => ({ name: f, text: readFileSync(path.join(d, f), 'utf8') })));
+/** Saves characters (tab rows) but not one o200k token. */
+const REGRESSION = '## Topics\n\n| Topic | Group |\n|---|---|\n| `a.v1`, `a.v2` | `sg-a`, `sg-b` |\n| `b.v1`, `b.v2` | `sg-c`, `sg-d` |\n| `c.v1`, `c.v2` | `sg-e`, `sg-f` |\n';
+const TABLE = `# Catalog\n\n| Entry | Kind | Type | Default | Since |\n| --- | --- | --- | --- | --- |\n${Array.from({ length: 12 }, (_, i) => `| item_${i} | resource | networking | none | 0.${i} |`).join('\n')}\n`;
+
+describe('tokenizers', () => {
+  test('o200k_base and cl100k_base count real BPE tokens; estimate is tokenx; special-token text is plain text', () => {
+    assert.deepEqual(TOKENIZERS, ['o200k_base', 'cl100k_base', 'estimate']);
+    const o = tokenizer('o200k_base');
+    assert.equal(o.real, true);
+    assert.equal(o.count(''), 0);
+    assert.equal(o.count('hello world'), 2);
+    assert.ok(o.count('<|endoftext|>') > 1, 'counted as text, not rejected');
+    assert.equal(tokenizer('cl100k_base').count('hello world'), 2);
+    assert.equal(tokenizer('estimate').real, false);
+    assert.equal(tokenizer('estimate').estimator, 'tokenx@1.3.0');
+    // Padding of aligned markdown tables is cheap in BPE tokens: 40 spaces are far fewer than 10 tokens.
+    assert.ok(o.count(' '.repeat(40)) < 10);
+  });
+});
+
+describe('the measured segment', () => {
+  test('every section on the corpus: measured_chars.toon is the length of what Convert writes; net = Σ converted savings', () => {
+    for (const { name, text } of DOCS) {
+      const plan = planDocument(text);
+      let saved = 0;
+      for (const s of plan.sections) {
+        if (!s.verdict || s.candidate === null) continue;
+        const e = convertSectionEdit(text, s.slice, s.candidate);
+        assert.equal(e.newText.length, s.verdict.measured_chars.toon, `${name} ${s.slice.heading}`);
+        assert.equal(e.end - e.start, s.verdict.measured_chars.source);
+        if (s.action === 'convert') saved += s.verdict.measured_chars.savings;
+      }
+      assert.equal(plan.verdict.context_plan!.net.savings, saved, name);
+      assert.equal(plan.tokens.source - plan.tokens.hybrid, plan.sections.filter((s) => s.action === 'convert').reduce((n, s) => n + s.tokens!.savings, 0), name);
+    }
+  });
+
+  test('the fence holds the body, not the heading; Revert renders the body (and still renders a pre-#13 heading-keyed fence)', () => {
+    const plan = planDocument(TABLE);
+    const s = plan.sections[0]!;
+    assert.equal(s.action, 'convert');
+    assert.doesNotMatch(s.candidate!, /Catalog/);
+    assert.match(s.candidate!, /^\[12\t?\]\{Entry\t?,?Kind/);
+    assert.ok(plan.hybrid.startsWith('# Catalog\n```toon\n[12'));
+    const body = renderToonAsMarkdown(s.candidate!);
+    assert.ok(body.startsWith('| Entry | Kind | Type | Default | Since |\n| --- |'));
+    assert.deepEqual(planDocument(`# Catalog\n\n${body}`).sections[0]!.candidate, s.candidate);
+    const legacy = encode({ '# Catalog': decode(s.candidate!) } as never);
+    assert.ok(renderToonAsMarkdown(legacy).startsWith('# Catalog\n\n| Entry |'));
+  });
+
+  test('CRLF: the segment uses CRLF throughout and the fenced candidate decodes', () => {
+    const text = TABLE.replace(/\n/g, '\r\n');
+    const s = planDocument(text).sections[0]!;
+    const e = convertSectionEdit(text, s.slice, s.candidate!);
+    assert.doesNotMatch(e.newText.replace(/\r\n/g, ''), /[\r\n]/);
+    assert.equal(e.newText.length, s.verdict!.measured_chars.toon);
+    assert.equal(e.newText.split('\r\n').slice(2, -2).join('\n'), s.candidate, 'the fence holds the candidate, line by line');
+    assert.equal(s.candidate, planDocument(TABLE).sections[0]!.candidate);
+  });
+});
+
+describe('the token gate', () => {
+  test('saves characters but no token → token_regression (warning, evidence), review, not safe, kept out of the hybrid', () => {
+    const plan = planDocument(REGRESSION);
+    const s = plan.sections[0]!;
+    const v = s.verdict!;
+    assert.ok(v.measured_chars.savings > 0);
+    assert.ok(s.tokens!.savings < 1);
+    const w = v.warnings.find((x) => x.code === 'token_regression')!;
+    assert.equal(w.severity, 'warning');
+    assert.equal(w.evidence, `o200k_base: ${s.tokens!.source} → ${s.tokens!.toon} tokens (saving ${s.tokens!.savings}, minimum 1)`);
+    assert.match(w.message, /o200k_base/);
+    assert.equal(v.verdict, 'review');
+    assert.equal(v.safe_to_auto_apply, false);
+    assert.equal(s.action, 'keep');
+    assert.equal(plan.hybrid, REGRESSION);
+  });
+
+  test('estimate turns the gate off (the producer decides on characters alone); minTokenSavings moves the bar', () => {
+    const est = planDocument(REGRESSION, { tokenizer: 'estimate' }).sections[0]!;
+    assert.equal(est.verdict!.verdict, 'convert');
+    assert.equal(est.verdict!.token_estimates.estimator, 'tokenx@1.3.0');
+    assert.ok(!est.verdict!.warnings.some((w) => w.code === 'token_regression'));
+    const good = planDocument(TABLE).sections[0]!;
+    assert.equal(good.verdict!.verdict, 'convert');
+    const high = planDocument(TABLE, { minTokenSavings: good.tokens!.savings + 1 }).sections[0]!;
+    assert.equal(high.verdict!.verdict, 'review');
+    assert.equal(planDocument(REGRESSION, { minTokenSavings: -5 }).sections[0]!.verdict!.verdict, 'convert');
+  });
+
+  test('whole-document profile and convert carry the same gate', () => {
+    for (const v of [profileDocument(REGRESSION), convertDocument(REGRESSION)]) {
+      const t = v.token_estimates;
+      assert.equal(v.warnings.some((w) => w.code === 'token_regression'), v.measured_chars.savings > 0 && t.savings < 1);
+    }
+    for (const { name, text } of DOCS) {
+      for (const tok of ['o200k_base', 'cl100k_base', 'estimate'] as const) {
+        const v = profileDocument(text, { tokenizer: tok });
+        const expect = tok !== 'estimate' && v.measured_chars.savings > 0 && v.token_estimates.savings < 1;
+        assert.equal(v.warnings.some((w) => w.code === 'token_regression'), expect, `${name} ${tok}`);
+      }
+    }
+  });
+
+  test('no convert section on the corpus costs tokens, with either real tokenizer', () => {
+    for (const { name, text } of DOCS) {
+      for (const tok of ['o200k_base', 'cl100k_base'] as const) {
+        for (const s of planDocument(text, { tokenizer: tok }).sections) if (s.action === 'convert') assert.ok(s.tokens!.savings >= 1, `${name} ${s.slice.heading} ${tok}`);
+      }
+    }
+  });
+
+  test('the verdict rules accept token_regression and the JSON hover explains it', () => {
+    const v = JSON.parse(JSON.stringify(planDocument(REGRESSION).verdict));
+    const codes = checkDocument(JSON.stringify(v, null, 2), { kind: 'verdict' }).diagnostics.map((d) => d.code);
+    assert.ok(!codes.includes('verdict/unknown-warning-code'), codes.join(','));
+    assert.deepEqual(codes.filter((c) => c.startsWith('verdict/') || c.startsWith('plan/')), []);
+    const i = v.context_plan.sections[0].warnings.findIndex((w: { code: string }) => w.code === 'token_regression');
+    const md = explainVerdict(v, ['context_plan', 'sections', 0, 'warnings', i, 'code'])!;
+    assert.match(md, /token_regression/);
+    assert.match(md, /review/);
+    assert.match(md, /o200k_base: \d+ → \d+ tokens/);
+  });
+});
+
+describe('delimiter by real tokens', () => {
+  test('every corpus section: the chosen delimiter has the fewest o200k tokens among the valid ones, ties → comma, tab, pipe', () => {
+    const o = tokenizer('o200k_base');
+    let differing = 0;
+    for (const { name, text } of DOCS) {
+      for (const s of planDocument(text).sections) {
+        if (!s.verdict || !s.verdict.flags.valid) continue;
+        const a = analyzeSlice(text.slice(s.slice.charStart, s.slice.charEnd), s.slice.kind, s.slice.headingEnd - s.slice.charStart);
+        const costs = ([',', '\t', '|'] as const).map((d) => ({ d, t: a.bodyCandidates.valid(d) ? o.count(a.bodyCandidates.text(d)!) : Infinity }));
+        const best = costs.reduce((x, y) => (y.t < x.t ? y : x));
+        assert.equal(s.verdict.delimiter, best.d, `${name} ${s.slice.heading}`);
+        if (new Set(costs.map((c) => c.t)).size > 1) differing++;
+      }
+    }
+    assert.ok(differing > 0, 'some sections encode differently per delimiter');
+  });
+
+  test('with estimate the shortest encoding wins (the producer rule)', () => {
+    const s = planDocument(REGRESSION, { tokenizer: 'estimate' }).sections[0]!;
+    const a = analyzeSlice(REGRESSION, 'section', REGRESSION.indexOf('\n') + 1);
+    const lens = ([',', '\t', '|'] as const).map((d) => a.bodyCandidates.text(d)!.length);
+    assert.equal(s.candidate!.length, Math.min(...lens));
+  });
+});
+
+describe('shapes', () => {
+  test('soft line breaks join with a space; hard breaks keep the text as written', () => {
+    assert.equal(joinSoftBreaks('one\ntwo  \n   three'), 'one\ntwo  \n   three');
+    assert.equal(joinSoftBreaks('one \n  two\nthree'), 'one two three');
+    assert.equal(joinSoftBreaks('a\\\nb'), 'a\\\nb');
+    const text = '## Notes\n\nA paragraph that wraps\nacross three lines, with a comma\nand `code`.\n\n- an item that\n  wraps too\n- short\n';
+    const s = planDocument(text).sections[0]!;
+    assert.doesNotMatch(s.candidate!, /\\n/, 'no \\n escapes');
+    const model = decode(s.candidate!);
+    assert.deepEqual(model, { p1: 'A paragraph that wraps across three lines, with a comma and `code`.', l2: ['an item that wraps too', 'short'] });
+    // Revert renders it; measuring the rendering gives the same TOON back.
+    assert.equal(planDocument(`## Notes\n\n${renderToonAsMarkdown(s.candidate!)}`).sections[0]!.candidate, s.candidate);
+  });
+
+  test('definition lists: only `**term**: text` items become term → text; other forms stay list items, as written', () => {
+    const canonical = '## Glossary\n\n- **Spool**: the local staging area\n- **Horizon**: the dedupe window\n';
+    const c = planDocument(canonical).sections[0]!;
+    assert.deepEqual(decode(c.candidate!), { Spool: 'the local staging area', Horizon: 'the dedupe window' });
+    assert.equal(renderToonAsMarkdown(c.candidate!), '- **Spool**: the local staging area\n- **Horizon**: the dedupe window\n');
+    for (const other of ['- **Spool:** the local staging area\n- **Horizon:** the dedupe window\n', '- Spool — the local staging area\n- Horizon — the dedupe window\n']) {
+      const s = planDocument(`## Glossary\n\n${other}`).sections[0]!;
+      assert.equal(renderToonAsMarkdown(s.candidate!), other, 'the term keeps its bold and its separator');
+    }
+  });
+
+  test('every corpus section candidate strictly decodes to its model and re-measures to itself after Revert', () => {
+    for (const { name, text } of DOCS) {
+      const plan = planDocument(text);
+      for (const s of plan.sections) {
+        if (!s.verdict?.flags.valid || s.candidate === null || s.slice.kind !== 'section') continue;
+        const raw = text.slice(s.slice.charStart, s.slice.charEnd);
+        const a = analyzeSlice(raw, 'section', s.slice.headingEnd - s.slice.charStart);
+        assert.deepEqual(decode(s.candidate, { strict: true }), a.body, `${name} ${s.slice.heading}`);
+        const heading = raw.slice(0, s.slice.headingEnd - s.slice.charStart).replace(/[\r\n]+$/, '');
+        const reverted = `${heading}\n\n${renderToonAsMarkdown(s.candidate)}`;
+        assert.deepEqual(analyzeSlice(reverted, 'section', heading.length + 1).body, a.body, `${name} ${s.slice.heading}: Revert is lossless`);
+      }
+    }
+  });
+});
+
+describe('CLI --tokenizer', () => {
+  async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+    let out = '';
+    let err = '';
+    const io: CliIO = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), readStdin: async () => REGRESSION, cwd: REPO_ROOT };
+    return { code: await main(argv, io), out, err };
+  }
+  test('profile/convert/plan take --tokenizer and --min-token-savings; a bad value is a usage error', async () => {
+    const est = JSON.parse((await run(['plan', '--stdin', '--json', '--tokenizer', 'estimate'])).out);
+    assert.equal(est.token_estimates.estimator, 'tokenx@1.3.0');
+    assert.equal(est.context_plan.sections[0].verdict, 'convert');
+    const real = JSON.parse((await run(['plan', '--stdin', '--json'])).out);
+    assert.equal(real.context_plan.sections[0].verdict, 'review');
+    assert.ok(real.context_plan.sections[0].warnings.some((w: { code: string }) => w.code === 'token_regression'));
+    const cl = JSON.parse((await run(['profile', '--stdin', '--json', '--tokenizer', 'cl100k_base'])).out);
+    assert.equal(cl.token_estimates.estimator, 'gpt-tokenizer@4.0.0:cl100k_base');
+    const lenient = JSON.parse((await run(['convert', '--stdin', '--json', '--min-token-savings=-100'])).out);
+    assert.ok(!lenient.warnings.some((w: { code: string }) => w.code === 'token_regression'));
+    const bad = await run(['plan', '--stdin', '--tokenizer', 'gpt2']);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.err, /tokenizer/);
+    const table = await run(['plan', '--stdin']);
+    assert.match(table.out, /tokens: \d+ → \d+ \(savings \d+, gpt-tokenizer@4\.0\.0:o200k_base\)/);
+  });
+});
