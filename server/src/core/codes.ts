@@ -55,7 +55,7 @@ export const CODES = {
   'verdict/decision': e('verdict', V, 'the verdict is not what the decision policy ([engine.md](engine.md#decision-policy)) gives for the recorded counts and warning codes'),
   'verdict/lossless-flag': e('verdict', V, 'lossless mode with `flags.lossless` false, or a `lossy_applied` warning with `flags.lossless` true'),
   'verdict/target-reached': e('verdict', V, 'a `target_not_reached` warning while `flags.target_reached` is not false, or `target_reached` false without `target_not_reached` or `budget_refused`'),
-  'verdict/unknown-warning-code': i('verdict', V, 'a warning code outside the v1 registry (tolerated: the registry is open)'),
+  'verdict/unknown-warning-code': i('verdict', V, "a warning code outside the v1 registry (tolerated: the registry is open); ToonLens's own `token_regression` (severity warning, [engine.md](engine.md) §5) is known and never raises it"),
   'verdict/schema-version': e('verdict', V, '`context_plan` is present exactly when `schema_version` is at least 1.1, and that does not hold'),
   'plan/partition': e('verdict', V, "the sections' ranges do not tile `[0, net.source)`: a gap, an overlap, out of order, or lines that disagree"),
   'plan/frontmatter-shape': e('verdict', V, 'a frontmatter section whose profile, verdict and measured_chars are not null or whose action is not `keep`, or another section with them null'),
@@ -105,6 +105,7 @@ export const CODES = {
   'toon/vague-rule': i('markdown', ['markdown'], "the engine's `vague_rule` warning, where it points"),
   'toon/long-section': w('markdown', ['markdown'], "the engine's `long_section` warning, on the section's heading line"),
   'toon/split-candidate': i('markdown', ['markdown'], "the engine's `split_candidate` warning (it decides `split_first` like `long_section`), on the heading line"),
+  'toon/token-regression': i('markdown', ['markdown'], "the engine's `token_regression` warning (#13): the section's TOON saves characters but fewer real tokens than `toonlens.minTokenSavings`, so the verdict is `review`, not `convert`; the message gives both counts and the tokenizer (`TOON saves characters but costs 1 token in o200k_base (154 → 155).`); on the heading line; none with `toonlens.tokenizer: estimate`"),
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

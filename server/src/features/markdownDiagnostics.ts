@@ -30,7 +30,7 @@ export const WARNING_DIAGNOSTIC_CODES: Readonly<Record<string, DiagnosticCode>> 
 };
 
 /** The diagnostic of a section's token_regression warning. */
-export const TOKEN_REGRESSION_CODE = 'toon/token-regression';
+export const TOKEN_REGRESSION_CODE: DiagnosticCode = 'toon/token-regression';
 
 /** Warnings about a whole section: shown on its heading line (or a preamble's first line). */
 const SECTION_WIDE = new Set(['long_section', 'split_candidate']);

@@ -83,7 +83,9 @@ export const BUDGET_REFUSED: VerdictWarning = {
  */
 export function tokenRegressionWarning(source: number, toon: number, tokenizerName: string, min: number): VerdictWarning {
   const saved = source - toon;
-  const what = saved < 0 ? `costs ${-saved} tokens` : saved === 0 ? 'saves no tokens' : `saves only ${saved} token${saved === 1 ? '' : 's'}`;
+  const n = Math.abs(saved);
+  const units = `${n} token${n === 1 ? '' : 's'}`;
+  const what = saved < 0 ? `costs ${units}` : saved === 0 ? 'saves no tokens' : `saves only ${units}`;
   return {
     code: 'token_regression',
     severity: 'warning',
