@@ -14,7 +14,7 @@ import { analyzeSlice, countTokens, derivedModel, sliceSourceTokens, type SliceA
 import { decodesTo, delimitersFor, type CandidateSet, type DelimiterChar } from './candidate';
 import { coverageRatio } from './coverage';
 import { isSliceModel, renderBody, renderModel, type JsonObject, type JsonValue } from './model';
-import { assembleHybrid, convertedSegment } from './plan';
+import { assembleHybrid, convertedSegment, sliceEol } from './plan';
 import { profileName, addStats, emptyStats } from './stats';
 import { resliceAfterEdit, sliceDocument, type Slice } from './slices';
 import {
@@ -194,12 +194,15 @@ function bestDocCandidate(entries: SliceAnalysis[], sets: CandidateSet[], delims
   // Token counts are summed per slice (memoized with the slice; the line breaks joining slices are not counted).
   const tokensOf = (d: DelimiterChar) => () => entries.reduce((n, a, i) => n + countTokens(a, tok, sets[i]!.text(d) ?? ''), 0);
   // Real tokens decide with a real tokenizer, lengths with the estimate; ties in delimiter order (comma first).
+  // Tokens are counted only where they can change the answer: some slice encodes differently per delimiter
+  // and some encoding saves characters (else the verdict is keep_markdown whatever the tokens).
   // Decode checks run only until the first valid one.
-  const composed = delims
-    .map((d) => ({ d, c: composeCandidate(sets, unique, d) }))
-    .filter((x): x is { d: DelimiterChar; c: Composed } => x.c !== null)
-    .map((x) => ({ ...x, cost: tok.real ? tokensOf(x.d)() : x.c.length }))
-    .sort((a, b) => a.cost - b.cost || delims.indexOf(a.d) - delims.indexOf(b.d));
+  const built = delims.map((d) => ({ d, c: composeCandidate(sets, unique, d) })).filter((x): x is { d: DelimiterChar; c: Composed } => x.c !== null);
+  // Slices that encode alike under every delimiter add the same to every sum: only the others are compared.
+  const differs = built.length > 1 ? sets.map((s) => built.some((x) => s.text(x.d) !== s.text(built[0]!.d))) : [];
+  const byTokens = tok.real && built.some((x) => x.c.length < source.length) && differs.some(Boolean);
+  const differingTokens = (d: DelimiterChar) => entries.reduce((n, a, i) => (differs[i] ? n + countTokens(a, tok, sets[i]!.text(d) ?? '') : n), 0);
+  const composed = built.map((x) => ({ ...x, cost: byTokens ? differingTokens(x.d) : x.c.length })).sort((a, b) => a.cost - b.cost || delims.indexOf(a.d) - delims.indexOf(b.d));
   for (const { d, c } of composed) if (c.valid()) return { length: c.length, text: c.text, delimiter: d, valid: true, tokens: tokensOf(d) };
   const first = composed[0];
   if (first) return { length: first.c.length, text: first.c.text, delimiter: first.d, valid: false, tokens: tokensOf(first.d) };
@@ -329,6 +332,15 @@ interface StandaloneSection {
   segment: string;
 }
 
+/** Extra characters CRLF line ends add to `t` beyond those they add to `ref` (0 in LF documents). */
+function eolExtra(raw: string, t: string, ref: string): number {
+  if (sliceEol(raw) !== '\r\n' || t === ref) return 0;
+  let n = 0;
+  for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) n++;
+  for (let i = ref.indexOf('\n'); i >= 0; i = ref.indexOf('\n', i + 1)) n--;
+  return n;
+}
+
 /**
  * A section's best body candidate: valid before invalid; among valid ones the fewest real tokens (with a
  * real tokenizer) or characters (estimate), ties in delimiter order (comma first). Null when nothing encodes.
@@ -337,7 +349,13 @@ function bestSectionCandidate(a: SliceAnalysis, delims: readonly DelimiterChar[]
   const set = a.bodyCandidates;
   const encoded = delims.map((d) => ({ d, t: set.text(d) })).filter((x): x is { d: DelimiterChar; t: string } => x.t !== null);
   if (encoded.length === 0) return null;
-  const cost = (t: string) => (tok.real ? countTokens(a, tok, t) : t.length);
+  // Tokens are counted only where they can change the answer: the encodings differ and one of them, written
+  // as the segment, saves characters (else the verdict is keep_markdown whatever the tokens: the shortest stands).
+  // (The segment adds the same heading, fences and line ends to every encoding: one segment gives the overhead.)
+  const differ = encoded.some((e) => e.t !== encoded[0]!.t);
+  const overhead = differ && tok.real ? convertedSegment(a.raw, a.headingEnd, encoded[0]!.t).length - encoded[0]!.t.length : 0;
+  const byTokens = differ && tok.real && encoded.some((e) => e.t.length + overhead + eolExtra(a.raw, e.t, encoded[0]!.t) < a.raw.length);
+  const cost = (t: string) => (byTokens ? countTokens(a, tok, t) : t.length);
   const ranked = encoded.map((e) => ({ ...e, cost: cost(e.t) })).sort((x, y) => x.cost - y.cost || delims.indexOf(x.d) - delims.indexOf(y.d));
   for (const e of ranked) if (set.valid(e.d)) return { text: e.t, delimiter: e.d, valid: true };
   return { text: ranked[0]!.t, delimiter: ranked[0]!.d, valid: false };
