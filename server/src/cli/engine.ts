@@ -192,6 +192,12 @@ function planTable(plan: PlanResult, name: string): string {
 const EXIT_LINE = `Exit status: 0 for every representable verdict (refused included), 1 when --fail-on matches or on an
 error (bad_request, input_not_found, io, internal; under --json as {"error":{"code","message"}} on stdout).`;
 
+/** The token options of profile, convert and plan (#13). */
+const TOKEN_OPTIONS = `  --tokenizer o200k_base|cl100k_base|estimate
+                         how tokens are counted (default o200k_base; estimate = the producer's
+                         tokenx estimate, which turns the token gate off)
+  --min-token-savings N  token gate: saving fewer real tokens gives token_regression (default 1)`;
+
 const HELP: Record<string, string> = {
   profile: `Usage: toonlens profile <file | - | --stdin> [--json] [--fail-on LIST] [--chars-per-token LIST]
 
@@ -203,10 +209,7 @@ Options:
   --stdin, -             read the document from standard input
   --fail-on LIST         exit 1 when the verdict or a warning severity is in LIST (e.g. split_first,warning)
   --chars-per-token LIST ratio estimates to report (default 3.5,4,4.5)
-  --tokenizer o200k_base|cl100k_base|estimate
-                         how tokens are counted (default o200k_base; estimate = the producer's
-                         tokenx estimate, which turns the token gate off)
-  --min-token-savings N  token gate: saving fewer real tokens gives token_regression (default 1)
+${TOKEN_OPTIONS}
   -h, --help             show this help
 
 Examples:
@@ -231,10 +234,7 @@ Options:
   --stdin, -                       read the document from standard input
   --fail-on LIST                   exit 1 when the verdict or a warning severity is in LIST
   --chars-per-token LIST           ratio estimates to report (default 3.5,4,4.5)
-  --tokenizer o200k_base|cl100k_base|estimate
-                         how tokens are counted (default o200k_base; estimate = the producer's
-                         tokenx estimate, which turns the token gate off)
-  --min-token-savings N  token gate: saving fewer real tokens gives token_regression (default 1)
+${TOKEN_OPTIONS}
   -h, --help                       show this help
 
 Examples:
@@ -256,10 +256,7 @@ Options:
   --stdin, -             read the document from standard input
   --fail-on LIST         exit 1 when the document verdict, a section verdict or a warning severity is in LIST
   --chars-per-token LIST ratio estimates to report (default 3.5,4,4.5)
-  --tokenizer o200k_base|cl100k_base|estimate
-                         how tokens are counted (default o200k_base; estimate = the producer's
-                         tokenx estimate, which turns the token gate off)
-  --min-token-savings N  token gate: saving fewer real tokens gives token_regression (default 1)
+${TOKEN_OPTIONS}
   -h, --help             show this help
 
 Examples:
