@@ -43,7 +43,7 @@ describe('ToonLens in a real VS Code', () => {
     });
     const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
     assert.match(text, /convert/);
-    assert.match(text, /tokenx/);
+    assert.match(text, /gpt-tokenizer@4\.0\.0:o200k_base/);
   });
 
   it('converts a section to a toon fence with the lens command', async () => {
