@@ -9,6 +9,7 @@ import { detectKind, kindFromTextPrefix } from './kinds';
 import { parseJson } from './json/parse';
 import { JsonLocator } from './json/locate';
 import { validateAgainstSchema } from './json/schema';
+import { memoizeWorkspace } from './workspaceMemo';
 
 /** The user settings that shape a check (`toonlens.documentKinds`, `toonlens.maxFileSizeMB`). */
 export interface CheckSettings {
@@ -92,7 +93,9 @@ function checkDocumentUnguarded(text: string, opts: CheckOptions): CheckResult {
     findings.push(version);
   } else {
     findings.push(...guarded(() => validateAgainstSchema(kind, value), 'schema validation'));
-    findings.push(...guarded(() => RULES[kind](value, { text: body, fsPath: opts.fsPath, workspace: opts.workspace }), `${kind} rules`));
+    // One memo per check: a report's entries ask for the same real paths, git states and files many times.
+    const workspace = opts.workspace && memoizeWorkspace(opts.workspace);
+    findings.push(...guarded(() => RULES[kind](value, { text: body, fsPath: opts.fsPath, workspace }), `${kind} rules`));
   }
 
   return { kind, diagnostics: resolveFindings(body, bom, findings), value, text };

@@ -12,6 +12,12 @@ export class LineIndex {
   constructor(text: string) {
     this.length = text.length;
     const starts = [0];
+    if (text.indexOf('\r') === -1) {
+      // No \r at all (the usual case): the native indexOf finds every line break.
+      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+      this.lineStarts = starts;
+      return;
+    }
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c === 13 /* \r */) {

@@ -16,142 +16,163 @@ export interface LocatedValue {
 
 const pathKey = (path: JsonPath): string => JSON.stringify(path);
 
+/** One node of the trie of requested paths: a requested path ends here (`key`), or passes through (`kids`). */
+interface PathNode {
+  kids?: Map<string | number, PathNode>;
+  /** pathKey of the path, when this path itself was requested. */
+  key?: string;
+}
+
+/** One open container on the way to a requested path. */
+interface Frame {
+  node: PathNode;
+  isObject: boolean;
+  start: number;
+  index: number;
+  /** The property key this container is the value of (in its parent object), else -1. */
+  keyStart: number;
+  keyEnd: number;
+}
+
 /**
  * Locates the values at `paths` in a JSON text that `JSON.parse` accepts. For a duplicated key the
  * last occurrence wins, as in JSON.parse. Paths that do not exist are absent from the result.
+ *
+ * One forward scan without recursion (any depth) and without a path per value: the requested paths are a
+ * trie, the scan descends only into containers the trie continues into and skips every other value with a
+ * tight character loop (strings with the native `indexOf`), allocating nothing per skipped token.
  */
 export function locatePaths(text: string, paths: readonly JsonPath[]): Map<string, LocatedValue> {
-  const targets = new Set<string>();
-  const prefixes = new Set<string>();
+  const root: PathNode = {};
   for (const p of paths) {
-    targets.add(pathKey(p));
-    for (let k = 0; k < p.length; k++) prefixes.add(pathKey(p.slice(0, k)));
+    let node = root;
+    for (const seg of p) {
+      node.kids ??= new Map();
+      let next = node.kids.get(seg);
+      if (!next) node.kids.set(seg, (next = {}));
+      node = next;
+    }
+    node.key ??= pathKey(p);
   }
   const found = new Map<string, LocatedValue>();
   const n = text.length;
-  let i = 0;
 
-  const skipWs = () => {
+  const skipWs = (i: number): number => {
     while (i < n) {
       const c = text.charCodeAt(i);
       if (c === 32 || c === 10 || c === 13 || c === 9) i++;
       else break;
     }
+    return i;
   };
-  const skipString = () => {
-    // indexOf runs natively; a quote preceded by an odd run of backslashes is escaped.
+  /** `i` at an opening quote: the offset after the closing one. */
+  const stringEnd = (i: number): number => {
     let q = text.indexOf('"', i + 1);
-    while (q !== -1) {
-      let b = q - 1;
+    while (q !== -1 && text.charCodeAt(q - 1) === 92) {
+      let b = q - 2;
       while (text.charCodeAt(b) === 92) b--;
-      if ((q - 1 - b) % 2 === 0) break;
+      if ((q - 1 - b) % 2 === 0) break; // an even run of backslashes escapes nothing
       q = text.indexOf('"', q + 1);
     }
-    i = q === -1 ? n : q + 1;
+    return q === -1 ? n : q + 1;
   };
-  /** Skips any value without recursion (depth is a counter, so 100,000 levels are fine). */
-  const structural = /["[\]{}]/g;
-  const skipValue = () => {
+  /** `i` at the start of any value: the offset after it (depth is a counter). */
+  const skipValue = (i: number): number => {
     const c = text.charCodeAt(i);
-    if (c === 34) return skipString();
+    if (c === 34) return stringEnd(i);
     if (c === 123 || c === 91) {
       let depth = 0;
       while (i < n) {
-        structural.lastIndex = i;
-        const m = structural.exec(text);
-        if (!m) {
-          i = n;
-          return;
-        }
-        i = m.index;
         const d = text.charCodeAt(i);
         if (d === 34) {
-          skipString();
+          i = stringEnd(i);
           continue;
         }
         if (d === 123 || d === 91) depth++;
-        else {
-          depth--;
-          if (depth === 0) {
-            i++;
-            return;
-          }
+        else if (d === 125 || d === 93) {
+          if (--depth === 0) return i + 1;
         }
         i++;
       }
-      return;
+      return n;
     }
     while (i < n) {
       const d = text.charCodeAt(i);
-      if (d === 44 || d === 125 || d === 93 || d === 32 || d === 10 || d === 13 || d === 9) return;
+      if (d === 44 || d === 125 || d === 93 || d === 32 || d === 10 || d === 13 || d === 9) return i;
       i++;
     }
+    return n;
   };
   const readKey = (start: number, end: number): string => {
     const raw = text.slice(start + 1, end - 1);
     return raw.includes('\\') ? (JSON.parse(text.slice(start, end)) as string) : raw;
   };
-
-  /** Visits the value at `i` whose path is `path` (depth bounded by the longest requested path). */
-  const visit = (path: (string | number)[], key: string): LocatedValue => {
-    const start = i;
-    if (!prefixes.has(key)) {
-      skipValue();
-      return { start, end: i };
-    }
-    const c = text.charCodeAt(i);
-    if (c === 123) {
-      i++;
-      skipWs();
-      if (text.charCodeAt(i) === 125) i++;
-      else {
-        while (i < n) {
-          skipWs();
-          const keyStart = i;
-          skipString();
-          const keyEnd = i;
-          skipWs();
-          i++; // ':'
-          skipWs();
-          const childPath = [...path, readKey(keyStart, keyEnd)];
-          const childKey = pathKey(childPath);
-          const child = visit(childPath, childKey);
-          if (targets.has(childKey)) found.set(childKey, { ...child, keyStart, keyEnd });
-          skipWs();
-          const sep = text.charCodeAt(i++);
-          if (sep !== 44) break; // '}'
-        }
-      }
-    } else if (c === 91) {
-      i++;
-      skipWs();
-      if (text.charCodeAt(i) === 93) i++;
-      else {
-        for (let index = 0; i < n; index++) {
-          skipWs();
-          const childPath = [...path, index];
-          const childKey = pathKey(childPath);
-          const child = visit(childPath, childKey);
-          if (targets.has(childKey)) found.set(childKey, child);
-          skipWs();
-          const sep = text.charCodeAt(i++);
-          if (sep !== 44) break; // ']'
-        }
-      }
-    } else {
-      skipValue();
-    }
-    return { start, end: i };
+  const record = (node: PathNode, start: number, end: number, keyStart: number, keyEnd: number) => {
+    if (node.key === undefined) return;
+    found.set(node.key, keyStart >= 0 ? { start, end, keyStart, keyEnd } : { start, end });
   };
 
-  try {
-    skipWs();
-    const root = visit([], pathKey([]));
-    if (targets.has(pathKey([]))) found.set(pathKey([]), root);
-  } catch {
-    // Only a requested path thousands of levels deep can overflow here: keep what was found.
+  const stack: Frame[] = [];
+  let i = skipWs(0);
+  // The value at `i` belongs to `node` (undefined: not on the way to any requested path).
+  let node: PathNode | undefined = root;
+  let keyStart = -1;
+  let keyEnd = -1;
+  for (;;) {
+    // 1. A value starts at i.
+    const c = text.charCodeAt(i);
+    if (node?.kids && (c === 123 || c === 91)) {
+      const frame: Frame = { node, isObject: c === 123, start: i, index: 0, keyStart, keyEnd };
+      stack.push(frame);
+      i = skipWs(i + 1);
+      const close = text.charCodeAt(i);
+      if (close === 125 || close === 93) {
+        i++;
+        stack.pop();
+        record(frame.node, frame.start, i, frame.keyStart, frame.keyEnd);
+      } else {
+        // The first member.
+        if (frame.isObject) {
+          keyStart = i;
+          keyEnd = stringEnd(i);
+          node = frame.node.kids!.get(readKey(keyStart, keyEnd));
+          i = skipWs(skipWs(keyEnd) + 1); // past ':'
+        } else {
+          keyStart = keyEnd = -1;
+          node = frame.node.kids!.get(0);
+        }
+        continue;
+      }
+    } else {
+      const start = i;
+      i = skipValue(i);
+      if (node) record(node, start, i, keyStart, keyEnd);
+    }
+    // 2. A value ended at i: the next member of the innermost open container, or its end.
+    for (;;) {
+      const frame = stack[stack.length - 1];
+      if (!frame) return found;
+      i = skipWs(i);
+      const sep = text.charCodeAt(i++);
+      if (sep === 44) {
+        i = skipWs(i);
+        if (frame.isObject) {
+          keyStart = i;
+          keyEnd = stringEnd(i);
+          node = frame.node.kids!.get(readKey(keyStart, keyEnd));
+          i = skipWs(skipWs(keyEnd) + 1);
+        } else {
+          keyStart = keyEnd = -1;
+          node = frame.node.kids!.get(++frame.index);
+        }
+        break;
+      }
+      // '}' or ']' (or the end of a text JSON.parse would not have accepted)
+      stack.pop();
+      record(frame.node, frame.start, Math.min(i, n), frame.keyStart, frame.keyEnd);
+      if (i >= n) return found;
+    }
   }
-  return found;
 }
 
 /** Resolves {@link JsonTarget}s to ranges in one document text, with one scan for all of them. */

@@ -6,6 +6,7 @@ import type { JsonPath, WorkspaceReader } from '../types';
 import { writtenPaths, type FileChange } from './changes';
 import { planExactEdit, isSafetyRefusal, type PlanResult, type RefusalCode } from './exactEdit';
 import { entriesOf, get, isObj } from './shape';
+import { memoizeWorkspace } from '../workspaceMemo';
 
 export const APPLY_EDIT_COMMAND = 'toonlens.applyEdit';
 
@@ -31,8 +32,10 @@ export interface ReportLens {
  * `Stale — <file> changed, re-run check`; `Not applied in restricted mode: <file>` (untrusted workspace);
  * `Cannot apply to <file> — <reason>` otherwise. Every title names the target file (the entry's path).
  */
-export function reportLenses(report: unknown, workspace: WorkspaceReader, trusted: boolean, reportFsPath: string): ReportLens[] {
+export function reportLenses(report: unknown, reader: WorkspaceReader, trusted: boolean, reportFsPath: string): ReportLens[] {
   const lenses: ReportLens[] = [];
+  // One memo for the whole pass (the apply commands plan again, unmemoized, when the user clicks).
+  const workspace = memoizeWorkspace(reader);
   entriesOf(report).forEach((entry, entryIndex) => {
     const ee = get(entry, 'exact_edit');
     if (!isObj(ee)) return;
