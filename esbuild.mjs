@@ -23,6 +23,8 @@ const entries = [
   { entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] },
   { entryPoints: ['server/src/server.ts'], outfile: 'dist/server.js' },
   { entryPoints: ['server/src/cli/main.ts'], outfile: 'dist/cli.js' },
+  // The language server's JSON worker thread (large documents are checked off the request thread).
+  { entryPoints: ['server/src/node/jsonWorker.ts'], outfile: 'dist/jsonWorker.js' },
 ];
 
 if (watch) {

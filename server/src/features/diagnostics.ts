@@ -34,12 +34,12 @@ export interface ToonLensDiagnosticData {
   fixes: number;
 }
 
-/** The LSP form of a core diagnostic. */
-export function toLspDiagnostic(doc: TextDocument, d: CoreDiagnostic): Diagnostic {
+/** The LSP form of a core diagnostic (`range`: its range already converted, else converted here). */
+export function toLspDiagnostic(doc: TextDocument, d: CoreDiagnostic, range?: Diagnostic['range']): Diagnostic {
   const data: ToonLensDiagnosticData = { version: doc.version, fixes: d.fixes?.length ?? 0 };
   if (d.path) data.path = [...d.path];
   return {
-    range: offsetRangeToLsp(doc, d.range),
+    range: range ?? offsetRangeToLsp(doc, d.range),
     severity: SEVERITY[d.severity] ?? DiagnosticSeverity.Error,
     code: d.code,
     source: DIAGNOSTIC_SOURCE,
@@ -164,7 +164,8 @@ export class DiagnosticsScheduler {
     const diagnostics: Diagnostic[] = [];
     for (const { name, provider } of applicable) {
       try {
-        diagnostics.push(...provider.provide(doc, settings));
+        // A provider may work off-thread (large JSON): other requests are answered meanwhile.
+        for (const d of await provider.provide(doc, settings)) diagnostics.push(d);
       } catch (err) {
         this.log.error(`${name}: diagnostics failed for ${uri} (version ${doc.version}): ${errorText(err)}`);
       }

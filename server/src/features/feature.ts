@@ -44,7 +44,7 @@ export interface DiagnosticProvider {
   /** Whether this provider looks at the document at all (cheap: language id or path). */
   appliesTo(doc: TextDocument): boolean;
   /** The diagnostics; a throw is logged and counts as none (isolated to this document and provider). */
-  provide(doc: TextDocument, settings: ToonLensSettings): Diagnostic[];
+  provide(doc: TextDocument, settings: ToonLensSettings): Awaitable<Diagnostic[]>;
 }
 
 export type CommandHandler = (args: unknown[], token: CancellationToken) => Awaitable<unknown>;

@@ -4,12 +4,16 @@
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { checkDocument, type CheckOptions, type CheckResult } from '../core/check';
-import type { WorkspaceReader } from '../core/types';
+import { kindFromTextPrefix } from '../core/kinds';
+import type { CoreDiagnostic, WorkspaceReader } from '../core/types';
+import type { Diagnostic } from 'vscode-languageserver/node';
 import { onePerServer, type FeatureContext, type FeatureModule } from './feature';
 import type { ToonLensSettings } from './settings';
 import { toLspDiagnostic } from './diagnostics';
 import type { KnownDocument } from '../core/hover';
 import { TokenIndex } from '../core/json/locate';
+import { JsonWorkerClient } from '../node/jsonWorkerClient';
+import type { WorkerWorkspace } from '../node/jsonWorkerProtocol';
 
 const JSON_LANGUAGES = new Set(['json', 'jsonc']);
 
@@ -30,6 +34,8 @@ interface Memo {
   parsed: boolean;
   /** Hover scan checkpoints for this version, built by the first hover. */
   checkpoints?: TokenIndex;
+  /** What features derived from this check (e.g. a report's code lenses), dropped with the memo. */
+  derived?: Map<string, unknown>;
 }
 
 /**
@@ -41,9 +47,25 @@ export const RETAIN_VALUE_MAX_CHARS = 2 * 1024 * 1024;
 /** How long a value parsed on demand for a large document stays cached (hovers come in bursts). */
 export const VALUE_TTL_MS = 10_000;
 
+/**
+ * Reports over this many characters are checked (and their lenses planned) on the JSON worker thread when
+ * it is available: their live rules resolve, hash and git-check every entry's target, seconds for a large
+ * report, and the server keeps answering meanwhile.
+ */
+export const OFF_THREAD_MIN_CHARS = RETAIN_VALUE_MAX_CHARS;
+/**
+ * Any other kind goes off-thread only above this size: its check is JSON.parse plus in-memory rules (a
+ * 14.5 MB plan with 1,800 findings: a few hundred ms), and a worker would hold a second copy of the text
+ * and of the parsed value, raising the server's peak memory by more than the file's size.
+ */
+export const OFF_THREAD_ANY_KIND_MIN_CHARS = 24 * 1024 * 1024;
+
 /** Memoized `checkDocument` for the open documents of one server. */
 export class JsonAnalyzer {
   private readonly memo = new Map<string, Memo>();
+  /** Off-thread checks in flight, per document: shared by every caller asking for that version. */
+  private readonly pending = new Map<string, { version: number; settings: ToonLensSettings; promise: Promise<CheckResult> }>();
+  readonly worker = new JsonWorkerClient();
   /** The one value parsed on demand for a large document, dropped after {@link VALUE_TTL_MS}. */
   private onDemand: { uri: string; version: number; value: unknown; timer: NodeJS.Timeout } | undefined;
 
@@ -65,6 +87,64 @@ export class JsonAnalyzer {
   }
 
   /**
+   * The check result of the document's current version, computed on the worker thread for a large document
+   * (in-thread when the worker is unavailable). A result for a version that was superseded while it waited
+   * has no diagnostics: the newer version has its own run.
+   */
+  async analyzeAsync(doc: TextDocument, settings: ToonLensSettings): Promise<CheckResult> {
+    if (this.current(doc, settings) || !this.offThread(doc, settings)) return this.analyze(doc, settings);
+    const p = this.pending.get(doc.uri);
+    if (p && p.version === doc.version && p.settings === settings) return p.promise;
+    const promise = this.checkOffThread(doc, settings).finally(() => {
+      if (this.pending.get(doc.uri)?.promise === promise) this.pending.delete(doc.uri);
+    });
+    this.pending.set(doc.uri, { version: doc.version, settings, promise });
+    return promise;
+  }
+
+  /** Whether this document's check goes to the worker (see {@link OFF_THREAD_MIN_CHARS}). */
+  offThread(doc: TextDocument, settings: ToonLensSettings): boolean {
+    const text = doc.getText();
+    if (text.length <= OFF_THREAD_MIN_CHARS || !this.worker.available) return false;
+    if (text.length > OFF_THREAD_ANY_KIND_MIN_CHARS) return true;
+    const opts = this.optionsFor(doc, settings);
+    return kindFromTextPrefix(text, { fsPath: opts.fsPath, settings: opts.settings, root: opts.workspace?.root }) === 'report';
+  }
+
+  private async checkOffThread(doc: TextDocument, settings: ToonLensSettings): Promise<CheckResult> {
+    const opts = this.optionsFor(doc, settings);
+    const version = doc.version;
+    const reply = await this.worker.run(
+      { op: 'check', text: doc.getText(), fsPath: opts.fsPath, settings: opts.settings, workspace: this.workerWorkspace(doc.uri) },
+      () => this.ctx.documents.get(doc.uri)?.version === version,
+    );
+    const live = this.ctx.documents.get(doc.uri);
+    if (!live || live.version !== version) return { kind: this.lastKind(doc.uri), diagnostics: [] };
+    if (!reply) return this.analyze(live, settings); // the worker is gone: in-thread
+    if (!reply.ok || !reply.check) {
+      this.ctx.log.error(`JSON worker failed for ${doc.uri}: ${reply.ok ? 'no result' : reply.error}`);
+      return this.analyze(live, settings);
+    }
+    const result: CheckResult = { kind: reply.check.kind, diagnostics: reply.check.diagnostics };
+    const m: Memo = { version, settings, workspace: opts.workspace, result, parsed: reply.check.parsed };
+    this.memo.set(doc.uri, m);
+    if (this.onDemand?.uri === doc.uri) this.dropOnDemand();
+    return this.analyze(live, settings);
+  }
+
+  /** The workspace view a worker job gets: the folder, trust, and the other open buffers (up to 2 MB each). */
+  workerWorkspace(uri: string): WorkerWorkspace | undefined {
+    const root = this.ctx.getWorkspaceReader(uri)?.root;
+    if (!root) return undefined;
+    const openTexts: [string, string][] = [];
+    for (const d of this.ctx.documents.all()) {
+      const p = d.uri === uri ? undefined : this.ctx.fsPathOf(d.uri);
+      if (p && d.getText().length <= RETAIN_VALUE_MAX_CHARS) openTexts.push([p, d.getText()]);
+    }
+    return { root, trusted: this.ctx.isTrusted(), openTexts };
+  }
+
+  /**
    * What the memoized check of the document's current version knows, without checking (undefined when
    * there is no such check yet, or its text was not JSON). `value()` may parse the text again (large documents).
    */
@@ -74,6 +154,22 @@ export class JsonAnalyzer {
     const { result } = m;
     m.checkpoints ??= new TokenIndex();
     return { kind: result.kind, value: () => (result.value !== undefined ? result.value : this.valueOf(doc)), checkpoints: m.checkpoints };
+  }
+
+  /**
+   * A value derived from the check of the document's current version (a report's code lenses), computed
+   * at most once per version, settings and `key`, and forgotten with the check (an edit, a change to another
+   * open document or to a watched file, a close).
+   */
+  derived<T>(doc: TextDocument, settings: ToonLensSettings, key: string, compute: (result: CheckResult) => T): T {
+    const result = this.analyze(doc, settings);
+    const m = this.current(doc, settings);
+    if (!m) return compute(result);
+    m.derived ??= new Map();
+    if (m.derived.has(key)) return m.derived.get(key) as T;
+    const value = compute(result);
+    m.derived.set(key, value);
+    return value;
   }
 
   private current(doc: TextDocument, settings: ToonLensSettings): Memo | undefined {
@@ -147,6 +243,40 @@ export class JsonAnalyzer {
   }
 }
 
+/**
+ * Core diagnostics (sorted by offset) as LSP diagnostics. In a text without `\r` the positions come from one
+ * sweep over the line breaks with the native indexOf, moving back with lastIndexOf for a range's end, so a
+ * 15 MB document does not build the document's whole line table (≈ 0.2 s and 6 MB for 700,000 lines)
+ * just to publish its findings.
+ */
+export function lspDiagnostics(doc: TextDocument, diags: readonly CoreDiagnostic[]): Diagnostic[] {
+  const text = doc.getText();
+  if (diags.length === 0) return [];
+  if (text.indexOf('\r') !== -1) return diags.map((d) => toLspDiagnostic(doc, d));
+  let line = 0;
+  let lineStart = 0;
+  let next = text.indexOf('\n');
+  const at = (offset: number) => {
+    const o = Math.max(0, Math.min(offset, text.length));
+    while (o < lineStart) {
+      next = lineStart - 1;
+      lineStart = next === 0 ? 0 : text.lastIndexOf('\n', next - 1) + 1;
+      line--;
+    }
+    while (next !== -1 && next < o) {
+      line++;
+      lineStart = next + 1;
+      next = text.indexOf('\n', lineStart);
+    }
+    return { line, character: o - lineStart };
+  };
+  return diags.map((d) => {
+    const start = at(d.range.start);
+    const end = at(Math.max(d.range.start, d.range.end));
+    return toLspDiagnostic(doc, d, { start, end });
+  });
+}
+
 /** The one analyzer of a server (shared by the JSON features). */
 export const jsonAnalyzer = onePerServer((ctx) => new JsonAnalyzer(ctx));
 
@@ -177,11 +307,14 @@ export const jsonDiagnosticsFeature: FeatureModule = {
       diagnostics: {
         appliesTo: isJsonDocument,
         provide(doc, settings) {
-          return analyzer.analyze(doc, settings).diagnostics.map((d) => toLspDiagnostic(doc, d));
+          return analyzer.analyzeAsync(doc, settings).then((r) => lspDiagnostics(doc, r.diagnostics));
         },
       },
       onDidChangeWatchedFiles() {
         refreshReportsExcept('');
+      },
+      dispose() {
+        analyzer.worker.dispose();
       },
     };
   },

@@ -20,12 +20,12 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { getLocation } from 'jsonc-parser';
-import { JsonLocator } from '../core/json/locate';
-import { planApplyAllAuto, planExactEdit, reportLenses, type ApplyEditArgs, type FileChange, type PlanResult } from '../core/report';
+import { locatedReportLenses, planApplyAllAuto, planExactEdit, type ApplyEditArgs, type FileChange, type LocatedReportLens, type PlanResult } from '../core/report';
+import type { CheckResult } from '../core/check';
 import { displayPath, previewChanges } from '../core/report/preview';
 import { missingFolders, pathExists, removeEmptyFolders } from '../node/createdFolders';
 import type { FeatureContext, FeatureModule } from './feature';
-import { isJsonDocument, jsonAnalyzer, type JsonAnalyzer } from './jsonDocuments';
+import { isJsonDocument, jsonAnalyzer, OFF_THREAD_MIN_CHARS, type JsonAnalyzer } from './jsonDocuments';
 import { CHANGE_DELAY_MS } from './diagnostics';
 import type { ToonLensSettings } from './settings';
 import { COMMANDS, type ConfirmParams } from './protocol';
@@ -281,26 +281,48 @@ export class CreatedFolders {
   }
 }
 
-/** The lenses of one report document (its exact_edits planned against the live workspace). */
-function reportLensesFor(ctx: FeatureContext, analyzer: JsonAnalyzer, current: TextDocument, settings: ToonLensSettings): CodeLens[] {
-  const result = analyzer.analyze(current, settings);
+/**
+ * A report's lenses for the document's current version, computed once per (version, settings, trust) and kept
+ * with the analyzer's check (dropped with it: an edit, another open document or a watched file changing, a
+ * close). A large report is checked and its lenses planned on the JSON worker thread.
+ */
+async function reportLensesFor(ctx: FeatureContext, analyzer: JsonAnalyzer, current: TextDocument, settings: ToonLensSettings, counted: () => void): Promise<CodeLens[]> {
+  const checked = await analyzer.analyzeAsync(current, settings);
+  if (checked.kind !== 'report' || current.version !== ctx.documents.get(current.uri)?.version) return [];
+  return analyzer.derived(current, settings, `report-lenses:${ctx.isTrusted()}`, async (result) => {
+    counted();
+    const fsPath = ctx.fsPathOf(current.uri);
+    const workspace = analyzer.workerWorkspace(current.uri);
+    if (fsPath && workspace && current.getText().length > OFF_THREAD_MIN_CHARS) {
+      const version = current.version;
+      const reply = await analyzer.worker.run({ op: 'lenses', text: current.getText(), fsPath, workspace }, () => ctx.documents.get(current.uri)?.version === version);
+      if (reply?.ok && reply.lenses) return toCodeLenses(current, reply.lenses, fsPath);
+      if (reply && !reply.ok) ctx.log.error(`JSON worker failed planning lenses for ${current.uri}: ${reply.error}`);
+      if (ctx.documents.get(current.uri)?.version !== version) return [];
+    }
+    return ctx.guard('report lenses', current.uri, () => reportCodeLenses(ctx, current, result), []);
+  });
+}
+
+/** The lenses of a report document's check result, planned in-thread (none for other kinds). */
+function reportCodeLenses(ctx: FeatureContext, current: TextDocument, result: CheckResult): CodeLens[] {
   const fsPath = ctx.fsPathOf(current.uri);
   const workspace = ctx.getWorkspaceReader(current.uri);
   if (result.kind !== 'report' || result.value === undefined || !fsPath || !workspace) return [];
-  const lenses = reportLenses(result.value, workspace, ctx.isTrusted(), fsPath);
-  if (lenses.length === 0) return [];
-  const text = current.getText();
-  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const locator = new JsonLocator(bom ? text.slice(1) : text, bom, lenses.map((l) => ({ path: l.path })));
-  const out: CodeLens[] = lenses.map((l) => {
-    const r = locator.rangeOf({ path: l.path, part: 'key' });
-    const pos = current.positionAt(r.start);
+  return toCodeLenses(current, locatedReportLenses(current.getText(), result.value, workspace, ctx.isTrusted(), fsPath), fsPath);
+}
+
+/** Located report lenses as LSP code lenses, with "Apply all N auto-tier edits" on top when N > 1. */
+function toCodeLenses(current: TextDocument, located: readonly LocatedReportLens[], fsPath: string): CodeLens[] {
+  if (located.length === 0) return [];
+  const out: CodeLens[] = located.map(({ lens: l, offset }) => {
+    const pos = current.positionAt(offset);
     const range = { start: pos, end: pos };
     return l.command
       ? { range, command: { title: l.title, command: l.command.id, arguments: l.command.args } }
       : { range, command: { title: l.title, command: '' } };
   });
-  const auto = lenses.filter((l) => l.command && l.command.args[0].tier === 'auto').length;
+  const auto = located.filter(({ lens: l }) => l.command && l.command.args[0].tier === 'auto').length;
   if (auto > 1) {
     const top = { line: 0, character: 0 };
     out.unshift({ range: { start: top, end: top }, command: { title: `Apply all ${auto} auto-tier edits`, command: COMMANDS.applyAllAuto, arguments: [{ uri: current.uri, reportFsPath: fsPath }] } });
@@ -356,21 +378,43 @@ function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>,
   };
 }
 
+/** Test-only request (served when TOONLENS_TEST_COUNTERS is set): how many times report lenses were computed. */
+export const LENS_COMPUTATIONS_REQUEST = 'toonlens/test/reportLensComputations';
+
 export const reportEditsFeature: FeatureModule = {
   name: 'report-edits',
   create(ctx) {
     const analyzer = jsonAnalyzer(ctx);
     const served = new Map<string, string>();
+    let computations = 0;
     const lensesOf = async (doc: TextDocument): Promise<CodeLens[]> => {
       if (!isJsonDocument(doc)) return [];
       const settings = await ctx.settings.forDocument(doc.uri);
       const current = ctx.documents.get(doc.uri) ?? doc;
-      return ctx.guard('report lenses', doc.uri, () => reportLensesFor(ctx, analyzer, current, settings), []);
+      return reportLensesFor(ctx, analyzer, current, settings, () => computations++);
     };
     const fresh = keepReportLensesFresh(ctx, served, lensesOf);
     const folders = new CreatedFolders((m) => ctx.log.info(m));
+    const commands = reportCommands(ctx, folders);
+    // An applied edit changes the files the lenses were planned against: check the open reports again.
+    const forgetAfter = (name: keyof typeof commands) => {
+      const run = commands[name];
+      return async (args: unknown[]) => {
+        const out = await run(args);
+        if (!out.applied) return out;
+        for (const d of ctx.documents.all()) {
+          if (analyzer.lastKind(d.uri) !== 'report') continue;
+          analyzer.forget(d.uri);
+          ctx.refreshDiagnostics(d.uri); // checked again, so it is known as a report for later refreshes
+        }
+        return out;
+      };
+    };
     return {
-      commands: reportCommands(ctx, folders),
+      commands: { ...commands, [COMMANDS.applyEdit]: forgetAfter(COMMANDS.applyEdit), [COMMANDS.applyAllAuto]: forgetAfter(COMMANDS.applyAllAuto) },
+      register(connection) {
+        if (process.env.TOONLENS_TEST_COUNTERS) connection.onRequest(LENS_COMPUTATIONS_REQUEST, () => computations);
+      },
       async codeLenses(doc) {
         const lenses = await lensesOf(doc);
         if (lenses.length > 0) served.set(doc.uri, lensSignature(lenses));

@@ -54,14 +54,17 @@ function driftFor(ctx: FeatureContext, doc: TextDocument, settings: ToonLensSett
   if (!fsPath) return [];
   const text = doc.getText();
   if (text.length > settings.maxFileSizeMB * 1024 * 1024) return [];
+  // A configured baseline names its files; without one, only JSON Schemas are compared with their HEAD.
+  const configured = configuredBaseline(fsPath, ctx.workspaceRootOf(doc.uri), settings.schemaBaselines ?? {});
+  // And a `$schema` naming a meta-schema needs "json-schema.org" in the text: every other JSON document
+  // (a 15 MB agent plan) is not parsed (nor copied) a second time.
+  if (configured === null && !/\.schema\.json$/i.test(fsPath) && !text.includes('json-schema.org')) return [];
   let value: unknown;
   try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch {
     return [];
   }
-  // A configured baseline names its files; without one, only JSON Schemas are compared with their HEAD.
-  const configured = configuredBaseline(fsPath, ctx.workspaceRootOf(doc.uri), settings.schemaBaselines ?? {});
   const baseline = configured !== null ? configured : isSchemaDocument(fsPath, value) ? cachedHead(fsPath, headCache) : undefined;
   if (baseline === undefined) return [];
   return schemaDriftDiagnostics(text, baseline, fsPath).map((d) => toLspDiagnostic(doc, d));

@@ -2,6 +2,6 @@
 export { deriveSafetyTier, explainSafetyTier, isScannerProven, type SafetyTier, type GitState } from './safetyTier';
 export { unsafePathReason, resolveInsideRoot, locateProjectRoot, isInside, type ReportLocation, type ResolvedPath } from './paths';
 export { planExactEdit, isSafetyRefusal, yamlScalar, type PlanOptions, type PlanResult, type RefusalCode, type TierAllowed } from './exactEdit';
-export { reportLenses, planApplyAllAuto, planBatch, APPLY_EDIT_COMMAND, type ReportLens, type ApplyEditArgs, type BatchPlan, type BatchApplied, type BatchSkipped } from './lenses';
+export { reportLenses, locatedReportLenses, planApplyAllAuto, planBatch, APPLY_EDIT_COMMAND, type ReportLens, type LocatedReportLens, type ApplyEditArgs, type BatchPlan, type BatchApplied, type BatchSkipped } from './lenses';
 export { applyTextEdits, writtenPaths, type FileChange, type TextEdit, type WorkspaceWriter } from './changes';
 export { sha256Hex, lineSpans } from './text';

@@ -7,6 +7,7 @@ import { writtenPaths, type FileChange } from './changes';
 import { planExactEdit, isSafetyRefusal, type PlanResult, type RefusalCode } from './exactEdit';
 import { entriesOf, get, isObj } from './shape';
 import { memoizeWorkspace } from '../workspaceMemo';
+import { JsonLocator } from '../json/locate';
 
 export const APPLY_EDIT_COMMAND = 'toonlens.applyEdit';
 
@@ -63,6 +64,21 @@ export function reportLenses(report: unknown, reader: WorkspaceReader, trusted: 
     }
   });
   return lenses;
+}
+
+/** A lens with the offset (in the document text, a BOM counted) of its exact_edit's property key. */
+export interface LocatedReportLens {
+  lens: ReportLens;
+  offset: number;
+}
+
+/** {@link reportLenses} of a report text's parsed value, each at its exact_edit key (one scan for all). */
+export function locatedReportLenses(text: string, report: unknown, workspace: WorkspaceReader, trusted: boolean, reportFsPath: string): LocatedReportLens[] {
+  const lenses = reportLenses(report, workspace, trusted, reportFsPath);
+  if (lenses.length === 0) return [];
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const locator = new JsonLocator(bom ? text.slice(1) : text, bom, lenses.map((l) => ({ path: l.path })));
+  return lenses.map((lens) => ({ lens, offset: locator.rangeOf({ path: lens.path, part: 'key' }).start }));
 }
 
 export interface BatchApplied {

@@ -1,0 +1,44 @@
+/**
+ * The JSON worker thread (dist/jsonWorker.js): checks a large agent-JSON document and plans a large
+ * report's lenses off the server's request thread, so hovers, completions and other documents stay
+ * answered meanwhile (#14.12). It runs the same core functions as the in-thread path, over a workspace view
+ * rebuilt from the job (the real file system, the server's open buffers as of the job).
+ */
+import { parentPort } from 'node:worker_threads';
+import { checkDocument } from '../core/check';
+import { locatedReportLenses } from '../core/report/lenses';
+import type { WorkspaceReader } from '../core/types';
+import { createNodeWorkspace } from './workspace';
+import type { WorkerJob, WorkerReply, WorkerWorkspace } from './jsonWorkerProtocol';
+
+function workspaceOf(w: WorkerWorkspace | undefined): WorkspaceReader | undefined {
+  if (!w) return undefined;
+  const open = new Map(w.openTexts);
+  const node = createNodeWorkspace(w.root, (p) => open.get(p));
+  return w.trusted ? node : { ...node, root: node.root, gitState: () => undefined };
+}
+
+function run(job: WorkerJob): WorkerReply {
+  if (job.op === 'check') {
+    const r = checkDocument(job.text, { fsPath: job.fsPath, settings: job.settings, kind: job.kind, workspace: workspaceOf(job.workspace) });
+    return { id: job.id, ok: true, check: { kind: r.kind, diagnostics: r.diagnostics, parsed: r.value !== undefined } };
+  }
+  const text = job.text;
+  let report: unknown;
+  try {
+    report = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch {
+    return { id: job.id, ok: true, lenses: [] };
+  }
+  return { id: job.id, ok: true, lenses: locatedReportLenses(text, report, workspaceOf(job.workspace)!, job.workspace.trusted, job.fsPath) };
+}
+
+parentPort?.on('message', (job: WorkerJob) => {
+  let reply: WorkerReply;
+  try {
+    reply = run(job);
+  } catch (err) {
+    reply = { id: job.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+  parentPort!.postMessage(reply);
+});

@@ -1,0 +1,21 @@
+/** Messages between the language server and its JSON worker thread (plain, structured-clonable data). */
+import type { CheckSettings } from '../core/check';
+import type { CoreDiagnostic, DocumentKind } from '../core/types';
+import type { LocatedReportLens } from '../core/report/lenses';
+
+/** What the worker needs to rebuild the document's workspace view. */
+export interface WorkerWorkspace {
+  root: string;
+  /** Whether git may run (an untrusted workspace never runs it). */
+  trusted: boolean;
+  /** The open editor buffers other than the document itself: [absolute path, text]. */
+  openTexts: [string, string][];
+}
+
+export type WorkerJob =
+  | { id: number; op: 'check'; text: string; fsPath?: string; settings?: CheckSettings; kind?: DocumentKind; workspace?: WorkerWorkspace }
+  | { id: number; op: 'lenses'; text: string; fsPath: string; workspace: WorkerWorkspace };
+
+export type WorkerReply =
+  | { id: number; ok: true; check?: { kind: DocumentKind | undefined; diagnostics: CoreDiagnostic[]; parsed: boolean }; lenses?: LocatedReportLens[] }
+  | { id: number; ok: false; error: string };

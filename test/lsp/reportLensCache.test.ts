@@ -1,0 +1,95 @@
+// Report code lenses are computed once per document version (#16, #14.12): a second request for the same
+// version is answered from the memo (observed through the server's test-only computation counter), an
+// edit, a watched-file change or an applied edit computes them again. The lenses of a ~5 MB one-line
+// report (the sample's entries repeated) are the same from the memo as computed.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { LspHarness, REPO_ROOT } from './harness';
+
+const COUNTER = 'toonlens/test/reportLensComputations';
+
+/** The sample report with its entries repeated until the one-line text is about `bytes` long. */
+export function repeatedReport(dir: string, bytes: number): string {
+  const report = JSON.parse(readFileSync(join(dir, 'hygiene.report.json'), 'utf8')) as { entries: unknown[] };
+  const one = JSON.stringify(report.entries).length;
+  const copies = Math.max(1, Math.round(bytes / one));
+  report.entries = Array.from({ length: copies }, () => report.entries).flat();
+  return JSON.stringify(report);
+}
+
+function sampleWorkspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'toonlens-lens-cache-'));
+  cpSync(join(REPO_ROOT, 'test', 'fixtures', 'report', 'sample'), dir, { recursive: true });
+  return dir;
+}
+
+describe('report lenses: once per version', () => {
+  test('a 5 MB one-line report: the second request does not recompute; an edit and a watched-file change do', async () => {
+    const dir = sampleWorkspace();
+    const h = await LspHarness.start({ workspaceDir: dir, env: { TOONLENS_TEST_COUNTERS: '1' } });
+    try {
+      const text = repeatedReport(dir, 5 * 1024 * 1024);
+      assert.ok(text.length > 4.5 * 1024 * 1024 && !text.includes('\n'));
+      const count = async () => (await h.connection.sendRequest(COUNTER)) as number;
+      const uri = h.open('big.report.json', text, 'json');
+      assert.equal(await count(), 0);
+      const first = await h.codeLenses(uri);
+      assert.ok(first && first.length > 1000, `${first?.length} lenses`);
+      assert.equal(await count(), 1);
+      const second = await h.codeLenses(uri);
+      assert.deepEqual(second, first);
+      assert.equal(await count(), 1, 'the second request for the same version was answered from the memo');
+
+      // An edit (a new version): computed again, once.
+      h.change(uri, [{ range: { start: { line: 0, character: text.length - 1 }, end: { line: 0, character: text.length - 1 } }, text: ' ' }]);
+      const third = await h.codeLenses(uri);
+      assert.equal(third?.length, first!.length);
+      await h.codeLenses(uri);
+      assert.equal(await count(), 2);
+
+      // A target changed on disk (the client's watched-file event): the memo is dropped.
+      await h.fileEvents([{ uri: pathToFileURL(join(dir, 'docs', 'plan.md')).toString(), type: 2 }]);
+      await h.codeLenses(uri);
+      await h.codeLenses(uri);
+      assert.equal(await count(), 3);
+    } finally {
+      await h.shutdown();
+    }
+  });
+});
+
+describe('a 47 MB report does not block the server', () => {
+  test('while it is checked and its lenses planned, a hover on another document is answered; memory stays bounded', async () => {
+    const dir = sampleWorkspace();
+    const h = await LspHarness.start({ workspaceDir: dir, env: { TOONLENS_TEST_COUNTERS: '1' } });
+    try {
+      const small = readFileSync(join(REPO_ROOT, 'examples', 'agent-json', 'settings-table.verdict.json'), 'utf8');
+      const smallUri = h.open('small.verdict.json', small);
+      await h.waitForDiagnostics(smallUri);
+      const hwm = () => Number(/^VmHWM:\s+(\d+)/m.exec(readFileSync(`/proc/${h.process.pid}/status`, 'utf8'))![1]) * 1024;
+      const idle = hwm();
+
+      const text = repeatedReport(dir, 47 * 1024 * 1024);
+      const uri = h.open('huge.report.json', text, 'json');
+      const lenses = h.codeLenses(uri).catch(() => null); // may outlive the harness's 10 s request timeout on a loaded machine
+      // Asked after the report: answered before the report's diagnostics are published (ordering, not time).
+      const at = small.indexOf('"safe_to_auto_apply"') + 3;
+      const pos = { line: small.slice(0, at).split('\n').length - 1, character: at - small.lastIndexOf('\n', at) - 1 };
+      const hover = await h.hover(smallUri, pos);
+      assert.ok(hover, 'the hover on the small document was answered');
+      assert.equal(h.latestDiagnostics(uri), undefined, 'the hover came back before the 47 MB report was checked');
+      const diags = await h.waitForDiagnostics(uri, () => true, 240_000);
+      assert.ok(diags.length > 0, 'the report got its diagnostics');
+      await lenses;
+      // Peak memory growth against the file size (a ratio, generous: the transport, the document, the worker's copy and parse).
+      const growth = (hwm() - idle) / text.length;
+      assert.ok(growth < 12, `peak RSS grew ${growth.toFixed(1)}× the report's size`);
+    } finally {
+      await h.shutdown(60_000).catch(() => h.kill());
+    }
+  });
+});
