@@ -37,7 +37,7 @@ export class BenchClient {
   readonly connection: ProtocolConnection;
   private readonly waiters = new Map<string, (d: Diagnostic[]) => void>();
 
-  private constructor(private readonly opts: ClientOptions) {
+  private constructor(opts: ClientOptions) {
     this.process = spawn(opts.command, opts.args, { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, ...(opts.env ?? {}) } });
     this.connection = createProtocolConnection(new StreamMessageReader(this.process.stdout!), new StreamMessageWriter(this.process.stdin!));
     this.connection.onRequest('workspace/configuration', (p: { items: { section?: string }[] }) => p.items.map((i) => (i.section ? (opts.settings[i.section] ?? null) : opts.settings)));
@@ -51,7 +51,7 @@ export class BenchClient {
         w(p.diagnostics);
       }
     });
-    this.connection.onNotification(() => undefined);
+    this.connection.onUnhandledNotification(() => undefined);
     this.connection.listen();
   }
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { CORPUS_DIR } from '../test/paths';
 import { Rng } from './prng';
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
 
 export const PRODUCER_PLAN_SOURCE = 'upstream__fixtures__agent-context__realistic__AGENTS.md.plan.json';
 
