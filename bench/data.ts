@@ -7,11 +7,12 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { planJson, reportJson } from './json-gen';
 import { markdownDocument } from './markdown-gen';
+import { producerPlanJson } from './producer-plan';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 export const DATA_DIR = join(REPO_ROOT, '.bench-data');
 /** Bump when a generator changes. */
-const GENERATOR_VERSION = 1;
+const GENERATOR_VERSION = 2;
 
 function cached(name: string, make: () => string): { text: string; path: string } {
   mkdirSync(DATA_DIR, { recursive: true });
@@ -43,6 +44,11 @@ const entriesOf = (text: string) => `${(JSON.parse(text) as { entries: unknown[]
 export const plan1MB = () => input('plan-1mb.verdict.json', sectionsOf, () => planJson(101, 880).text);
 /** ~15 MB verdict plan (~9,500 sections). */
 export const plan15MB = () => input('plan-15mb.verdict.json', sectionsOf, () => planJson(115, 9_500).text);
+/**
+ * ~14.5 MB plan derived from a real producer plan (its sections repeated, with ~1,800 planted producer-style
+ * defects: see producer-plan.ts) — the findings-heavy case.
+ */
+export const producerPlan14MB = () => input('producer-plan-14mb.verdict.json', (t) => `${sectionsOf(t)} from the producer's realistic/AGENTS.md plan`, () => producerPlanJson(14.5e6).text);
 /** ~10 MB docs-hygiene report (~12,500 entries). */
 export const report10MB = () => input('report-10mb.report.json', entriesOf, () => reportJson(210, 12_500));
 /** ~1 MB docs-hygiene report (~1,250 entries). */

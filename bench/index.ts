@@ -1,137 +1,137 @@
 /**
- * The benchmark runner (`npm run bench`): prints medians over ≥ 5 runs with min–max, as ratios against
- * anchors measured in the same run, as a markdown table; writes the table to docs/performance.md.
+ * The benchmark runner (`npm run bench`): every figure is a median over N runs (N printed per row) with
+ * min – max, next to an anchor measured in the same run, as a ratio; goals are marked met or missed.
+ * Results go to .bench-data/results.json; `--write-readme` then runs bench/report.ts, which writes the
+ * README's performance table and docs/performance.md from that file (never edit the table by hand).
  *
- *   node --import tsx bench/index.ts [--runs N] [--only json,markdown,tokens,server,engine] [--no-write]
+ *   npm run bench -- [--runs N] [--only json,lsp,report,markdown,tokens,markdown-lsp] [--write-readme]
  *
  * Inputs are generated from fixed seeds into .bench-data/ (see data.ts). Nothing here asserts timings.
+ * Needs `npm run build` (npm run bench does it): the CLI, the server and its worker are the built ones.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, totalmem } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, markdown1MB, plan15MB, plan1MB, report10MB, report1MB } from './data';
-import { jsonRows } from './json.bench';
+import { pathToFileURL } from 'node:url';
+import { checkDocument } from '../server/src/core/check';
+import { DATA_DIR, REPO_ROOT, markdown1MB, plan15MB, producerPlan14MB, report10MB } from './data';
+import { cliRows, lspDiagnosticsRows, reportLspRows } from './json-lsp.bench';
 import { markdownRows } from './markdown.bench';
-import { serverRows } from './server.bench';
 import { tokenRows } from './tokens.bench';
-import { markdownTable, met, type Row } from './stats';
+import { markdownTable, row, time, type BenchRow } from './stats';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-const runs = Math.max(5, Number(arg('runs') ?? 5));
-const only = new Set((arg('only') ?? 'json,markdown,tokens,server,engine').split(','));
-const write = !process.argv.includes('--no-write');
+const runs = Math.max(3, Number(arg('runs') ?? 5));
+const only = new Set((arg('only') ?? 'json,lsp,report,markdown,tokens,markdown-lsp').split(','));
 const log = (s: string) => console.log(s);
 
-export function machine(): string {
-  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
-  return `${availableParallelism()} CPUs (nproc), ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${process.platform}-${process.arch}`;
+export interface Machine {
+  cpus: number;
+  cpuModel: string;
+  memGiB: number;
+  node: string;
+  platform: string;
+}
+
+export interface BenchResults {
+  date: string;
+  machine: Machine;
+  /** 1/5/15-minute load averages at the start and at the end of the run. */
+  loadStart: number[];
+  loadEnd: number[];
+  runs: number;
+  seconds: number;
+  rows: BenchRow[];
+}
+
+export const RESULTS_FILE = join(DATA_DIR, 'results.json');
+
+function machine(): Machine {
+  return { cpus: availableParallelism(), cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU', memGiB: Number((totalmem() / 2 ** 30).toFixed(1)), node: process.version, platform: `${process.platform}-${process.arch}` };
+}
+
+/** Rows from C1's bench/markdown-lsp.bench.ts when present: any exported function named *Rows taking ({ runs, log }). */
+async function markdownLspRows(): Promise<BenchRow[]> {
+  const file = join(REPO_ROOT, 'bench', 'markdown-lsp.bench.ts');
+  if (!existsSync(file)) {
+    log('  (bench/markdown-lsp.bench.ts is not there yet: no markdown LSP rows)');
+    return [];
+  }
+  const mod = (await import(pathToFileURL(file).toString())) as Record<string, unknown>;
+  const out: BenchRow[] = [];
+  for (const [name, fn] of Object.entries(mod)) {
+    if (!/Rows$/.test(name) || typeof fn !== 'function') continue;
+    const rows = (await (fn as (o: { runs: number; log: (s: string) => void }) => Promise<BenchRow[]>)({ runs, log })) ?? [];
+    out.push(...rows.map((r) => ({ ...r, section: r.section ?? 'Markdown' })));
+  }
+  return out;
 }
 
 async function main(): Promise<void> {
-  // Re-run with --expose-gc so every measured run starts from a collected heap.
+  // Re-run with --expose-gc so every in-process run starts from a collected heap.
   if (!(globalThis as { gc?: unknown }).gc) {
     const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', ...process.argv.slice(1)], { stdio: 'inherit' });
     process.exit(r.status ?? 1);
   }
-  const rows: Row[] = [];
+  const loadStart = loadavg();
+  const rows: BenchRow[] = [];
   const t0 = performance.now();
-  log(`ToonLens benchmarks — ${runs} runs each — ${machine()}`);
+  const m = machine();
+  log(`ToonLens benchmarks — medians of ${runs} runs — ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, load ${loadStart.map((x) => x.toFixed(2)).join(' ')}`);
   log('Generating inputs (cached in .bench-data/)…');
-  const inputs = { plan1: plan1MB(), plan15: plan15MB(), report10: report10MB(), report1: report1MB(), md: markdown1MB() };
+  const producer = producerPlan14MB();
+  const synthetic = plan15MB();
+  const report10 = report10MB();
 
   if (only.has('json')) {
-    log('\nJSON diagnostics');
-    rows.push(
-      ...(await jsonRows(
-        [
-          { input: inputs.plan1, kind: 'verdict', label: 'verdict plan', compareLanguageService: true },
-          { input: inputs.plan15, kind: 'verdict', label: 'verdict plan', compareLanguageService: true },
-          { input: inputs.report10, kind: 'report', label: 'hygiene report', compareLanguageService: true },
-        ],
-        runs,
-        log,
-      )),
-    );
+    log('\nJSON: CLI check process vs a JSON.parse process');
+    rows.push(...cliRows([{ input: producer, label: 'producer-derived plan' }, { input: synthetic, label: 'valid synthetic plan' }], runs, log));
+    log('\nJSON: checkDocument in-process vs JSON.parse');
+    for (const [input, kind, label] of [[producer, 'verdict', 'producer-derived plan'], [synthetic, 'verdict', 'valid synthetic plan'], [report10, 'report', 'hygiene report, no workspace']] as const) {
+      const n = checkDocument(input.text, { kind }).diagnostics.length;
+      const parse = await time(() => JSON.parse(input.text), runs);
+      const check = await time(() => checkDocument(input.text, { kind }), runs);
+      log(`    ${label}: ${check.median.toFixed(0)} ms vs JSON.parse ${parse.median.toFixed(0)} ms (${n} diagnostics)`);
+      rows.push(row('JSON', `checkDocument in-process, ${label} (${(input.bytes / 1e6).toFixed(1)} MB, ${n.toLocaleString('en-US')} diagnostics)`, check, 'ms', { name: 'JSON.parse', value: parse }));
+    }
+  }
+  if (only.has('lsp')) {
+    log('\nJSON: language server round trips (vscode-json-language-server as the anchor)');
+    rows.push(...(await lspDiagnosticsRows([{ input: producer, label: 'producer-derived plan', expectFindings: true }, { input: synthetic, label: 'valid synthetic plan', expectFindings: false }], runs, log)));
+  }
+  if (only.has('report')) {
+    log('\nJSON: report lenses and a 47 MB report');
+    rows.push(...(await reportLspRows(runs, log)));
   }
   if (only.has('markdown')) {
-    log('\nMarkdown code lenses');
-    rows.push(...(await markdownRows(inputs.md, runs, log)));
+    log('\nMarkdown: code lenses in-process');
+    rows.push(...(await markdownRows(markdown1MB(), runs, log)));
   }
   if (only.has('tokens')) {
     log('\nReal tokens (#13): cost of counting, and the corpus figures');
-    rows.push(...(await tokenRows(inputs.md, runs, log)));
+    rows.push(...(await tokenRows(markdown1MB(), runs, log)));
   }
-  if (only.has('server')) {
-    log('\nLanguage server');
-    rows.push(...(await serverRows(inputs.report1, inputs.plan15, runs, log)));
-  }
-
-  const table = markdownTable(rows);
-  log('\n' + table + '\n');
-  const missed = rows.filter((r) => met(r) === false);
-  log(missed.length ? `${missed.length} target(s) not met.` : 'All targets met.');
-  log(`(${((performance.now() - t0) / 1000).toFixed(0)} s)`);
-
-  if (write && only.has('json') && only.has('markdown') && only.has('server')) {
-    const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    mkdirSync(join(REPO_ROOT, 'docs'), { recursive: true });
-    const file = join(REPO_ROOT, 'docs', 'performance.md');
-    // Everything below the marker is hand-written analysis: a re-run replaces only the measured part.
-    const old = existsSync(file) ? readFileSync(file, 'utf8') : '';
-    const at = old.indexOf(KEEP_MARKER);
-    writeFileSync(file, performanceDoc(table, date) + '\n' + (at >= 0 ? old.slice(at) : `${KEEP_MARKER}\n`));
-    log('Wrote docs/performance.md');
+  if (only.has('markdown-lsp')) {
+    log('\nMarkdown: language server round trips');
+    rows.push(...(await markdownLspRows()));
   }
 
-  const engineBench = join(REPO_ROOT, 'bench', 'engine.bench.ts');
-  if (only.has('engine') && existsSync(engineBench)) {
-    log('\nEngine benchmark (bench/engine.bench.ts)');
-    spawnSync(process.execPath, ['--import', 'tsx', engineBench], { cwd: REPO_ROOT, stdio: 'inherit' });
+  const results: BenchResults = { date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), machine: m, loadStart, loadEnd: loadavg(), runs, seconds: Math.round((performance.now() - t0) / 1000), rows };
+  mkdirSync(DATA_DIR, { recursive: true });
+  writeFileSync(RESULTS_FILE, JSON.stringify(results, null, 2) + '\n');
+  log('\n' + markdownTable(rows) + '\n');
+  const missed = rows.filter((r) => r.met === false);
+  log(missed.length ? `${missed.length} goal(s) missed.` : 'All goals met.');
+  log(`(${results.seconds} s; load at the end ${results.loadEnd.map((x) => x.toFixed(2)).join(' ')}; results in ${RESULTS_FILE})`);
+  if (process.argv.includes('--write-readme')) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bench', 'report.ts')], { stdio: 'inherit' });
+    if (r.status !== 0) process.exit(r.status ?? 1);
   }
 }
 
-const KEEP_MARKER = '<!-- Hand-written below this line; `npm run bench` rewrites only what is above it. -->';
-
-function performanceDoc(table: string, date: string): string {
-  return `# Performance
-
-Measured ${date} on ${machine()}, with \`npm run bench\` (\`bench/index.ts\`): medians of ${runs} runs with
-min – max, each next to an anchor measured in the same run on the same input. Inputs are generated from fixed
-seeds (\`bench/data.ts\`): valid documents — a verdict plan is the engine's own output on generated
-markdown, a hygiene report has the shape of \`examples/golden/valid-report.json\` — because a valid document
-is the realistic case (and the one where every rule runs to the end).
-
-${table}
-
-How each figure is taken:
-
-- **checkDocument**: the server's JSON entry point with the kind forced: \`JSON.parse\`, the kind's JSON Schema
-  (ajv, all errors) and every rule of the kind; positions are computed only for findings. The targets
-  (≤ 3× \`JSON.parse\`, ≤ 0.15× vscode-json-languageservice) are for the large files. Anchors:
-  \`JSON.parse\` of the same text, and vscode-json-languageservice \`parseJSONDocument\` + \`doValidation\` with
-  the same schema (registered once, so its resolution is cached, as in VS Code).
-- **JSON hover near the end**: \`hoverAt\` (the server's JSON hover entry point) on a property near the end of
-  the document, next to \`JSON.parse\` of the same text (no target: it shows what one hover costs).
-- **code lenses cold**: a fresh \`EngineCache\`, \`plan\` + \`markdownCodeLenses\` on a new \`TextDocument\`;
-  anchor: \`markdownit().parse(text, {})\` (instance reused, warmed).
-- **after a one-character edit**: the cache and the \`TextDocument\` primed on the document; each run inserts one
-  character into the first body line of a different section (\`TextDocument.update\`, then \`plan\` + lenses).
-- **spawn → first publishDiagnostics**: \`node dist/server.js --stdio\` with the test harness's JSON-RPC client:
-  initialize, initialized, didOpen, until the first \`textDocument/publishDiagnostics\` for the report (opened
-  inside the workspace; its edit targets are not on disk, so the live report rules run and report them).
-- **peak RSS**: \`VmHWM\` from \`/proc/<pid>/status\` of the server process after the 15 MB plan's diagnostics
-  were published.
-
-Re-run with \`npm run bench\` (\`-- --runs 9\` for more runs, \`-- --only json\` for one group).
-`;
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (process.argv[1] && /index\.ts$/.test(process.argv[1])) void main();

@@ -1,4 +1,4 @@
-/** Timing helpers: medians over runs with min–max, and the result rows the report table is made of. */
+/** Timing helpers: medians over runs with min–max, and the rows the results table is made of. */
 
 export interface Sample {
   median: number;
@@ -29,27 +29,54 @@ export async function time(fn: () => unknown, runs: number, warmup = 1): Promise
   return sample(out);
 }
 
-export type Unit = 'ms' | 'MB' | '%';
+export type Unit = 'ms' | 'MB';
 
-/** One line of the results table. */
-export interface Row {
+/**
+ * One line of the results table — the row format every bench module returns (bench/markdown-lsp.bench.ts
+ * too): the figure's median, min and max over `runs`, the anchor measured in the same run, the ratio
+ * median / anchor median, and the goal with whether this run met it.
+ */
+export interface BenchRow {
+  /** Table section: "JSON", "Markdown", "Server". */
+  section: string;
   figure: string;
-  value: Sample;
   unit: Unit;
-  /** What the figure is compared with, measured in the same run (undefined: no anchor). */
-  anchor?: { name: string; value: Sample; unit: Unit };
-  /** The ratio the target bounds (figure median / anchor median). */
-  target?: { max: number; label: string };
+  median: number;
+  min: number;
+  max: number;
+  runs: number;
+  anchorName?: string;
+  anchorMedian?: number;
+  anchorUnit?: Unit;
+  ratio?: number;
+  /** Human wording of the goal, e.g. "≤ 3× JSON.parse". */
+  goal?: string;
+  met?: boolean;
   note?: string;
 }
 
-export function ratio(r: Row): number | undefined {
-  return r.anchor ? r.value.median / r.anchor.value.median : undefined;
+export interface Goal {
+  max: number;
+  label: string;
+  /** What the bound applies to: the ratio (default) or the median itself. */
+  on?: 'ratio' | 'value';
 }
 
-export function met(r: Row): boolean | undefined {
-  const x = ratio(r);
-  return r.target && x !== undefined ? x <= r.target.max : undefined;
+export function row(section: string, figure: string, value: Sample, unit: Unit, anchor?: { name: string; value: Sample; unit?: Unit }, goal?: Goal, note?: string): BenchRow {
+  const r: BenchRow = { section, figure, unit, median: value.median, min: value.min, max: value.max, runs: value.runs };
+  if (anchor) {
+    r.anchorName = anchor.name;
+    r.anchorMedian = anchor.value.median;
+    r.anchorUnit = anchor.unit ?? unit;
+    r.ratio = value.median / anchor.value.median;
+  }
+  if (goal) {
+    r.goal = goal.label;
+    const x = goal.on === 'value' ? value.median : r.ratio;
+    if (x !== undefined) r.met = x <= goal.max;
+  }
+  if (note) r.note = note;
+  return r;
 }
 
 function fmt(x: number, unit: Unit): string {
@@ -57,26 +84,14 @@ function fmt(x: number, unit: Unit): string {
   return `${x.toFixed(digits)} ${unit}`;
 }
 
-function fmtSample(s: Sample, unit: Unit): string {
-  return fmt(s.median, unit);
-}
-
-function fmtRange(s: Sample, unit: Unit): string {
-  return `${fmt(s.min, unit)} – ${fmt(s.max, unit)}`;
-}
-
-export function markdownTable(rows: Row[]): string {
-  const lines = [
-    '| figure | median | min – max | anchor (median) | ratio | target | met? |',
-    '|---|---:|---:|---|---:|---|:---:|',
-  ];
+/** The rows as a markdown table (one table, the section as the first column). */
+export function markdownTable(rows: readonly BenchRow[]): string {
+  const lines = ['| | figure | runs | median | min – max | anchor (median) | ratio | goal | met? |', '|---|---|---:|---:|---:|---|---:|---|:---:|'];
   for (const r of rows) {
-    const x = ratio(r);
-    const m = met(r);
-    const anchor = r.anchor ? `${r.anchor.name}: ${fmtSample(r.anchor.value, r.anchor.unit)}` : '—';
-    lines.push(
-      `| ${r.figure}${r.note ? ` (${r.note})` : ''} | ${fmtSample(r.value, r.unit)} | ${fmtRange(r.value, r.unit)} | ${anchor} | ${x === undefined ? '—' : `${x < 0.1 ? x.toFixed(3) : x.toFixed(2)}×`} | ${r.target?.label ?? '—'} | ${m === undefined ? '—' : m ? 'yes' : '**no**'} |`,
-    );
+    const anchor = r.anchorName !== undefined && r.anchorMedian !== undefined ? `${r.anchorName}: ${fmt(r.anchorMedian, r.anchorUnit ?? r.unit)}` : '—';
+    const ratio = r.ratio === undefined ? '—' : `${r.ratio < 0.1 ? r.ratio.toFixed(3) : r.ratio.toFixed(2)}×`;
+    const met = r.met === undefined ? '—' : r.met ? 'yes' : '**no**';
+    lines.push(`| ${r.section} | ${r.figure}${r.note ? ` (${r.note})` : ''} | ${r.runs} | ${fmt(r.median, r.unit)} | ${fmt(r.min, r.unit)} – ${fmt(r.max, r.unit)} | ${anchor} | ${ratio} | ${r.goal ?? '—'} | ${met} |`);
   }
   return lines.join('\n');
 }

@@ -10,7 +10,7 @@ import MarkdownIt from 'markdown-it';
 import { tokenizer } from '../server/src/core/tokens';
 import { REPO_ROOT, markdown1MB, type Input } from './data';
 import { corpusDocs, corpusFigures, type CorpusFigures } from './tokens-corpus';
-import { time, type Row } from './stats';
+import { row as benchRow, time, type BenchRow } from './stats';
 
 const nf = new Intl.NumberFormat('en-US');
 
@@ -36,18 +36,18 @@ export function corpusTable(figs: CorpusFigures[]): string {
 }
 
 /** Cost of counting the 1 MB benchmark document, next to markdown-it's parse of it. */
-export async function tokenRows(input: Input, runs: number, log: (s: string) => void): Promise<Row[]> {
+export async function tokenRows(input: Input, runs: number, log: (s: string) => void): Promise<BenchRow[]> {
   const text = input.text;
   const md = new MarkdownIt();
   const parse = await time(() => md.parse(text, {}), runs);
   const mb = input.bytes / 1e6;
-  const rows: Row[] = [];
+  const rows: BenchRow[] = [];
   for (const name of ['o200k_base', 'cl100k_base'] as const) {
     const t = tokenizer(name);
     t.count('warm up the ranks');
     const s = await time(() => t.count(text), runs);
     log(`    ${name} count of ${mb.toFixed(1)} MB   median ${s.median.toFixed(1)} ms (${(s.median / mb).toFixed(0)} ms per MB)`);
-    rows.push({ figure: `${name} token count, ${mb.toFixed(1)} MB markdown`, value: s, unit: 'ms', anchor: { name: 'markdown-it parse', value: parse, unit: 'ms' } });
+    rows.push(benchRow('Markdown', `${name} token count, ${mb.toFixed(1)} MB markdown`, s, 'ms', { name: 'markdown-it parse', value: parse }));
   }
   log(`    markdown-it parse          median ${parse.median.toFixed(1)} ms`);
   const docs = corpusDocs(REPO_ROOT);

@@ -1,0 +1,112 @@
+/**
+ * Writes the README's performance table and the measured part of docs/performance.md from the bench's
+ * own output (.bench-data/results.json, written by `npm run bench`), with the run's date, machine, load
+ * and which goals were met. Never edit those tables by hand: run `npm run bench -- --write-readme`
+ * (or `node --import tsx bench/report.ts` after a bench run).
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './data';
+import type { BenchResults } from './index';
+import { RESULTS_FILE } from './index';
+import { markdownTable } from './stats';
+
+export const README_BEGIN = '<!-- bench:begin — written by bench/report.ts from the bench output; do not edit by hand -->';
+export const README_END = '<!-- bench:end -->';
+export const KEEP_MARKER = '<!-- Hand-written below this line; `npm run bench` rewrites only what is above it. -->';
+
+const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
+
+/** The run's header line: date, machine, Node, load, N. */
+export function runLine(r: BenchResults): string {
+  return `Measured ${r.date} by \`npm run bench\` on ${r.machine.cpus} CPUs (${r.machine.cpuModel}, ${r.machine.memGiB} GiB), Node ${r.machine.node} ${r.machine.platform}; load average (1/5/15 min) ${load(r.loadStart)} at the start, ${load(r.loadEnd)} at the end; medians of N runs (N per row; default ${r.runs}), min – max, each figure next to an anchor measured in the same run.`;
+}
+
+export function goalsLine(r: BenchResults): string {
+  const withGoal = r.rows.filter((x) => x.met !== undefined);
+  const missed = withGoal.filter((x) => x.met === false);
+  if (missed.length === 0) return `All ${withGoal.length} goals met in this run.`;
+  return `${withGoal.length - missed.length} of ${withGoal.length} goals met in this run; missed: ${missed.map((x) => `${x.figure} (${x.ratio !== undefined ? `${x.ratio.toFixed(2)}×` : `${x.median.toFixed(0)} ${x.unit}`}, goal ${x.goal})`).join('; ')}.`;
+}
+
+/** The README section body between the markers. */
+export function readmeSection(r: BenchResults): string {
+  const loaded = r.loadStart[0]! > r.machine.cpus || r.loadEnd[0]! > r.machine.cpus;
+  return [
+    README_BEGIN,
+    '',
+    runLine(r) + (loaded ? ` The machine was loaded beyond its ${r.machine.cpus} CPUs during the run: read the ratios, not the times.` : ''),
+    '',
+    markdownTable(r.rows),
+    '',
+    goalsLine(r) + ' How each figure is taken, and what the gaps are: [docs/performance.md](docs/performance.md).',
+    '',
+    README_END,
+  ].join('\n');
+}
+
+/** Replaces the marked block, or the body of the `## Performance` section the first time. */
+export function replaceReadmeSection(readme: string, section: string): string {
+  const a = readme.indexOf(README_BEGIN);
+  const b = readme.indexOf(README_END);
+  if (a >= 0 && b > a) return readme.slice(0, a) + section + readme.slice(b + README_END.length);
+  const h = readme.indexOf('\n## Performance\n');
+  if (h < 0) return readme.trimEnd() + '\n\n## Performance\n\n' + section + '\n';
+  const bodyStart = h + '\n## Performance\n'.length;
+  const next = readme.indexOf('\n## ', bodyStart);
+  return readme.slice(0, bodyStart) + '\n' + section + '\n' + (next >= 0 ? readme.slice(next) : '');
+}
+
+export function performanceDoc(r: BenchResults, keep: string): string {
+  return `# Performance
+
+${runLine(r)}
+
+${markdownTable(r.rows)}
+
+${goalsLine(r)}
+
+How each figure is taken (\`bench/index.ts\` and the modules it calls; inputs from fixed seeds, \`bench/data.ts\`):
+
+- **CLI \`check\` process**: \`node bin/toonlens.js check --exit-zero FILE\` spawned, against a spawned \`node\`
+  that only reads and \`JSON.parse\`s the same file; the two alternate, after one warm-up of the page cache.
+- **producer-derived plan**: the producer's (doc2toon 0.4.x) recorded plan of \`realistic/AGENTS.md\`
+  (\`test/fixtures/corpus/doc2toon\`), its sections repeated and shifted into a ~14.5 MB consistent plan, then
+  producer-style defects planted (\`bench/producer-plan.ts\`): ~1,850 findings. The producer's CLI is Python
+  and not installable here, so its recorded output is the input and \`JSON.parse\`, markdown-it and
+  vscode-json-language-server are the anchors. **valid synthetic plan**: the engine's own plan of generated
+  markdown (no findings).
+- **LSP didOpen → publishDiagnostics**: \`dist/server.js --stdio\` and \`vscode-json-language-server --stdio\`
+  (npm vscode-langservers-extracted, given the same verdict schema through \`json.schemas\`), each one process,
+  a minimal JSON-RPC client (\`bench/lsp-client.ts\`) timing from sending \`didOpen\` of a new URI to that URI's
+  first \`publishDiagnostics\`; runs alternate between the two servers after one warm-up each.
+- **peak RSS**: \`VmHWM\` of a fresh server process after that plan's diagnostics were published (no
+  \`--max-semi-space-size\`, which the VS Code client passes).
+- **report code lenses**: the sample report's entries (real targets on disk) repeated into a 5 MB one-line
+  report; the first \`textDocument/codeLens\` after \`didOpen\` (its check and lens planning run on the JSON
+  worker thread), then five more requests for the same version per run.
+- **hover while a 47 MB report is checked**: \`didOpen\` of the report, then at once a hover on a small verdict
+  in the same server; anchor: the report's own \`didOpen\` → \`publishDiagnostics\` (a ratio below 1× means the
+  hover was answered while the report was still being checked).
+- **markdown rows**: in-process \`EngineCache.plan\` + lenses against markdown-it's plain parse; the LSP
+  markdown rows (1, 4 and 8 MB, first and later edits) come from \`bench/markdown-lsp.bench.ts\` when present.
+
+${keep}`;
+}
+
+function main(): void {
+  if (!existsSync(RESULTS_FILE)) {
+    console.error(`bench/report.ts: ${RESULTS_FILE} is missing: run npm run bench first`);
+    process.exit(2);
+  }
+  const r = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as BenchResults;
+  const readmePath = join(REPO_ROOT, 'README.md');
+  writeFileSync(readmePath, replaceReadmeSection(readFileSync(readmePath, 'utf8'), readmeSection(r)));
+  const docPath = join(REPO_ROOT, 'docs', 'performance.md');
+  const old = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '';
+  const at = old.indexOf(KEEP_MARKER);
+  writeFileSync(docPath, performanceDoc(r, at >= 0 ? old.slice(at) : `${KEEP_MARKER}\n`));
+  console.log(`Wrote README.md (performance table, ${r.rows.length} rows) and docs/performance.md from ${RESULTS_FILE} (${r.date})`);
+}
+
+if (process.argv[1] && /report\.ts$/.test(process.argv[1])) main();
