@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { SCHEMAS } from '../server/src/core/json/schema';
 import { REPO_ROOT, type Input } from './data';
 import { BenchClient } from './lsp-client';
+import { repeatedSampleReport as repeatedReport } from '../test/fixtures/report/helpers';
 import { row, sample, type BenchRow } from './stats';
 
 const SERVER = join(REPO_ROOT, 'dist', 'server.js');
@@ -57,6 +58,16 @@ export function cliRows(inputs: { input: Input; label: string }[], runs: number,
 
 function ourServer(workspaceDir: string, env?: Record<string, string>): Promise<BenchClient> {
   return BenchClient.start({ command: process.execPath, args: [SERVER, '--stdio'], workspaceDir, settings: { toonlens: {} }, env });
+}
+
+/** One fresh server process for `fn`, stopped afterwards whatever happens. */
+async function withOurServer<T>(workspaceDir: string, fn: (s: BenchClient) => Promise<T>): Promise<T> {
+  const s = await ourServer(workspaceDir);
+  try {
+    return await fn(s);
+  } finally {
+    await s.stop();
+  }
 }
 
 function jsonServer(workspaceDir: string): Promise<BenchClient> {
@@ -109,15 +120,12 @@ export async function lspDiagnosticsRows(inputs: { input: Input; label: string; 
     const peak: number[] = [];
     const memRuns = Math.min(runs, 3);
     for (let i = 0; i < memRuns; i++) {
-      const s = await ourServer(dir);
-      try {
+      await withOurServer(dir, async (s) => {
         await new Promise((r) => setTimeout(r, 300));
         idle.push(s.peakRss() / MB);
         await s.openAndWait(pathToFileURL(join(dir, `mem-${i}.verdict.json`)).toString(), big.input.text);
         peak.push(s.peakRss() / MB);
-      } finally {
-        await s.stop();
-      }
+      });
     }
     const size = sample([big.input.bytes / MB]);
     const idleS = sample(idle);
@@ -128,14 +136,6 @@ export async function lspDiagnosticsRows(inputs: { input: Input; label: string; 
     rmSync(dir, { recursive: true, force: true });
   }
   return rows;
-}
-
-/** The fixture report's entries repeated into a one-line report of about `bytes` (real targets in `dir`). */
-export function repeatedReport(dir: string, bytes: number): string {
-  const report = JSON.parse(readFileSync(join(dir, 'hygiene.report.json'), 'utf8')) as { entries: unknown[] };
-  const copies = Math.max(1, Math.round(bytes / JSON.stringify(report.entries).length));
-  report.entries = Array.from({ length: copies }, () => report.entries).flat();
-  return JSON.stringify(report);
 }
 
 const hoverParams = (uri: string, text: string, needle: string) => {
@@ -156,17 +156,14 @@ export async function reportLspRows(runs: number, log: (s: string) => void, huge
     const later: number[] = [];
     let count = 0;
     for (let i = 0; i < runs; i++) {
-      const s = await ourServer(dir);
-      try {
+      await withOurServer(dir, async (s) => {
         const uri = pathToFileURL(join(dir, 'big.report.json')).toString();
         await s.open(uri, text5);
         const f = await s.timed<unknown[]>('textDocument/codeLens', { textDocument: { uri } });
         first.push(f.ms);
         count = f.result.length;
         for (let k = 0; k < 5; k++) later.push((await s.timed('textDocument/codeLens', { textDocument: { uri } })).ms);
-      } finally {
-        await s.stop();
-      }
+      });
     }
     const firstS = sample(first);
     const laterS = sample(later);
@@ -181,8 +178,7 @@ export async function reportLspRows(runs: number, log: (s: string) => void, huge
     const publish: number[] = [];
     const hugeRuns = Math.min(runs, 3);
     for (let i = 0; i < hugeRuns; i++) {
-      const s = await ourServer(dir);
-      try {
+      await withOurServer(dir, async (s) => {
         const smallUri = pathToFileURL(join(dir, 'small.verdict.json')).toString();
         await s.openAndWait(smallUri, small);
         const hp = hoverParams(smallUri, small, '"safe_to_auto_apply"');
@@ -194,9 +190,7 @@ export async function reportLspRows(runs: number, log: (s: string) => void, huge
         busyHover.push((await s.timed('textDocument/hover', hp)).ms);
         await done;
         publish.push(performance.now() - t0);
-      } finally {
-        await s.stop();
-      }
+      });
     }
     const pub = sample(publish);
     log(`    ${(huge.length / MB).toFixed(0)} MB report: hover meanwhile ${sample(busyHover).median.toFixed(0)} ms (idle ${sample(idleHover).median.toFixed(1)} ms), its diagnostics after ${pub.median.toFixed(0)} ms`);
