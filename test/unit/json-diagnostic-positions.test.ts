@@ -15,7 +15,7 @@ describe('lspDiagnostics positions', () => {
     fc.assert(
       fc.property(textArb, fc.array(fc.tuple(fc.integer({ min: -2, max: 60 }), fc.integer({ min: 0, max: 8 })), { maxLength: 12 }), (text, ranges) => {
         const doc = TextDocument.create('file:///x.json', 'json', 1, text);
-        const diags: CoreDiagnostic[] = ranges.map(([s, len]) => ({ code: 'x', severity: 'error', message: 'm', range: { start: s, end: s + len } }));
+        const diags: CoreDiagnostic[] = ranges.map(([s, len]) => ({ code: 'schema', severity: 'error', message: 'm', range: { start: s, end: s + len } }));
         const got = lspDiagnostics(doc, diags).map((d) => d.range);
         const clamp = (o: number) => Math.max(0, Math.min(o, text.length));
         const want = diags.map((d) => ({ start: doc.positionAt(clamp(d.range.start)), end: doc.positionAt(clamp(Math.max(d.range.start, d.range.end))) }));
