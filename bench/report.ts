@@ -26,7 +26,7 @@ export function goalsLine(r: BenchResults): string {
   const withGoal = r.rows.filter((x) => x.met !== undefined);
   const missed = withGoal.filter((x) => x.met === false);
   if (missed.length === 0) return `All ${withGoal.length} goals met in this run.`;
-  return `${withGoal.length - missed.length} of ${withGoal.length} goals met in this run; missed: ${missed.map((x) => `${x.figure} (${x.ratio !== undefined ? `${x.ratio.toFixed(2)}×` : `${x.median.toFixed(0)} ${x.unit}`}, goal ${x.goal})`).join('; ')}.`;
+  return `${withGoal.length - missed.length} of ${withGoal.length} goals met in this run; missed: ${missed.map((x) => `${x.figure} (${x.ratio !== undefined && x.goalOn !== 'value' ? `${x.ratio.toFixed(2)}×` : `${x.median.toFixed(0)} ${x.unit}`}, goal ${x.goal})`).join('; ')}.`;
 }
 
 /** The README section body between the markers. */

@@ -51,6 +51,8 @@ export interface BenchRow {
   ratio?: number;
   /** Human wording of the goal, e.g. "≤ 3× JSON.parse". */
   goal?: string;
+  /** The goal bounds the median itself ("value"), not the ratio. */
+  goalOn?: 'value';
   met?: boolean;
   note?: string;
 }
@@ -72,6 +74,7 @@ export function row(section: string, figure: string, value: Sample, unit: Unit, 
   }
   if (goal) {
     r.goal = goal.label;
+    if (goal.on === 'value') r.goalOn = 'value';
     const x = goal.on === 'value' ? value.median : r.ratio;
     if (x !== undefined) r.met = x <= goal.max;
   }
