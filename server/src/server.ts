@@ -145,7 +145,7 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
     isTrusted: () => trusted,
     fsPathOf,
     workspaceRoots: () => folders.all(),
-    diagnose: (doc, s) => scheduler?.diagnose(doc, s),
+    diagnose: async (doc, s) => scheduler?.diagnose(doc, s),
     workspaceRootOf: (uri) => folders.rootOf(uri),
     getWorkspaceReader,
     refreshDiagnostics: (uri, filter) => {

@@ -121,7 +121,7 @@ export class DiagnosticsScheduler {
    * Every applicable provider's diagnostics for a document that need not be open (a workspace check of a
    * file on disk); providers are isolated as for open documents. Undefined when no provider applies.
    */
-  diagnose(doc: TextDocument, settings: ToonLensSettings): Diagnostic[] | undefined {
+  async diagnose(doc: TextDocument, settings: ToonLensSettings): Promise<Diagnostic[] | undefined> {
     const applicable = this.providers().filter(({ name, provider }) => {
       try {
         return provider.appliesTo(doc);
@@ -134,7 +134,7 @@ export class DiagnosticsScheduler {
     const diagnostics: Diagnostic[] = [];
     for (const { name, provider } of applicable) {
       try {
-        diagnostics.push(...provider.provide(doc, settings));
+        for (const d of await provider.provide(doc, settings)) diagnostics.push(d);
       } catch (err) {
         this.log.error(`${name}: diagnostics failed for ${doc.uri}: ${errorText(err)}`);
       }

@@ -91,7 +91,7 @@ export interface FeatureContext {
    * Every diagnostic provider's result for a document that need not be open (e.g. a file read from disk
    * by a workspace check), exactly as an open document would get them; undefined when none applies.
    */
-  diagnose(doc: TextDocument, settings: ToonLensSettings): Diagnostic[] | undefined;
+  diagnose(doc: TextDocument, settings: ToonLensSettings): Promise<Diagnostic[] | undefined>;
   /** The workspace folder (absolute path) holding a document, if any. */
   workspaceRootOf(uri: string): string | undefined;
   /** Read access to the workspace a document lives in, for rules that look at other files. */

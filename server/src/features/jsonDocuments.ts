@@ -106,6 +106,8 @@ export class JsonAnalyzer {
   offThread(doc: TextDocument, settings: ToonLensSettings): boolean {
     const text = doc.getText();
     if (text.length <= OFF_THREAD_MIN_CHARS || !this.worker.available) return false;
+    // Only open documents: a job is dropped once its document's version is no longer the open one.
+    if (this.ctx.documents.get(doc.uri)?.version !== doc.version) return false;
     if (text.length > OFF_THREAD_ANY_KIND_MIN_CHARS) return true;
     const opts = this.optionsFor(doc, settings);
     return kindFromTextPrefix(text, { fsPath: opts.fsPath, settings: opts.settings, root: opts.workspace?.root }) === 'report';

@@ -72,7 +72,7 @@ export const workspaceCheckFeature: FeatureModule = {
       if (text === undefined) return undefined;
       const doc = TextDocument.create(uri, languageOf(absPath), 0, text);
       try {
-        return { uri, diagnostics: ctx.diagnose(doc, settings) };
+        return { uri, diagnostics: await ctx.diagnose(doc, settings) };
       } finally {
         // Nothing of an unopened file stays in the open-document caches.
         jsonAnalyzer(ctx).forget(uri);
