@@ -12,7 +12,7 @@ import { CodeLensRequest } from 'vscode-languageserver-protocol';
 import { LspHarness, REPO_ROOT } from './harness';
 import { repeatedSampleReport as repeatedReport } from '../fixtures/report/helpers';
 
-const COUNTER = 'toonlens/test/reportLensComputations';
+const COUNTER = 'toonlens.test.reportLensComputations';
 
 function sampleWorkspace(): string {
   const dir = mkdtempSync(join(tmpdir(), 'toonlens-lens-cache-'));
@@ -27,7 +27,7 @@ describe('report lenses: once per version', () => {
     try {
       const text = repeatedReport(dir, 5 * 1024 * 1024);
       assert.ok(text.length > 4.5 * 1024 * 1024 && !text.includes('\n'));
-      const count = async () => (await h.connection.sendRequest(COUNTER)) as number;
+      const count = async () => (await h.executeCommand(COUNTER)) as number;
       // No 10 s request timeout here: planning 5 MB of exact_edits on a loaded CI machine may take longer.
       const lensesOf = (u: string) => h.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: u } });
       const uri = h.open('big.report.json', text, 'json');

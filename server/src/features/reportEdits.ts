@@ -378,8 +378,8 @@ function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>,
   };
 }
 
-/** Test-only request (served when TOONLENS_TEST_COUNTERS is set): how many times report lenses were computed. */
-export const LENS_COMPUTATIONS_REQUEST = 'toonlens/test/reportLensComputations';
+/** Test-only command (there only when TOONLENS_TEST_COUNTERS is set): how many times report lenses were computed. */
+export const LENS_COMPUTATIONS_COMMAND = 'toonlens.test.reportLensComputations';
 
 export const reportEditsFeature: FeatureModule = {
   name: 'report-edits',
@@ -411,9 +411,11 @@ export const reportEditsFeature: FeatureModule = {
       };
     };
     return {
-      commands: { ...commands, [COMMANDS.applyEdit]: forgetAfter(COMMANDS.applyEdit), [COMMANDS.applyAllAuto]: forgetAfter(COMMANDS.applyAllAuto) },
-      register(connection) {
-        if (process.env.TOONLENS_TEST_COUNTERS) connection.onRequest(LENS_COMPUTATIONS_REQUEST, () => computations);
+      commands: {
+        ...commands,
+        [COMMANDS.applyEdit]: forgetAfter(COMMANDS.applyEdit),
+        [COMMANDS.applyAllAuto]: forgetAfter(COMMANDS.applyAllAuto),
+        ...(process.env.TOONLENS_TEST_COUNTERS ? { [LENS_COMPUTATIONS_COMMAND]: () => computations } : {}),
       },
       async codeLenses(doc) {
         const lenses = await lensesOf(doc);
