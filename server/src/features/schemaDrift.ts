@@ -2,7 +2,8 @@
  * Schema files under git (or with a baseline in `toonlens.schemaBaselines`) get `schema-drift/breaking`
  * and `schema-drift/additive` diagnostics against that baseline, so a contract change is seen while it is
  * being made. Without a configured baseline only JSON Schemas (`*.schema.json`, or a `$schema` naming a
- * meta-schema) are compared with their HEAD version.
+ * meta-schema) are compared with their HEAD version, read by an asynchronous, time-limited git
+ * (node/gitBaseline.ts) and only in a trusted workspace.
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
@@ -38,15 +39,30 @@ export function configuredBaseline(fsPath: string, root: string | undefined, bas
   return null;
 }
 
-type HeadCache = Map<string, { at: number; text: string | undefined }>;
+interface HeadCache {
+  texts: Map<string, { at: number; text: string | undefined }>;
+  pending: Set<string>;
+}
 
-/** The file's git HEAD text, cached briefly (a keystroke pause should not spawn git every time). */
-function cachedHead(fsPath: string, cache: HeadCache): string | undefined {
-  const hit = cache.get(fsPath);
-  if (hit && Date.now() - hit.at < HEAD_TTL_MS) return hit.text;
-  const text = gitHeadText(fsPath);
-  cache.set(fsPath, { at: Date.now(), text });
-  return text;
+/**
+ * The file's git HEAD text as last read (cached briefly: a keystroke pause should not spawn git every time).
+ * git runs asynchronously: a missing or expired entry starts one read and answers what is cached now; when
+ * the read brings a different text, the document's diagnostics are refreshed. Never in an untrusted
+ * workspace (git would read that folder's own config and hooks settings).
+ */
+function cachedHead(ctx: FeatureContext, uri: string, fsPath: string, cache: HeadCache): string | undefined {
+  if (!ctx.isTrusted()) return undefined;
+  const hit = cache.texts.get(fsPath);
+  if ((!hit || Date.now() - hit.at >= HEAD_TTL_MS) && !cache.pending.has(fsPath)) {
+    cache.pending.add(fsPath);
+    void gitHeadText(fsPath).then((text) => {
+      cache.pending.delete(fsPath);
+      const before = cache.texts.get(fsPath);
+      cache.texts.set(fsPath, { at: Date.now(), text });
+      if (!before || before.text !== text) ctx.refreshDiagnostics(uri);
+    });
+  }
+  return hit?.text;
 }
 
 function driftFor(ctx: FeatureContext, doc: TextDocument, settings: ToonLensSettings, headCache: HeadCache) {
@@ -65,7 +81,7 @@ function driftFor(ctx: FeatureContext, doc: TextDocument, settings: ToonLensSett
   } catch {
     return [];
   }
-  const baseline = configured !== null ? configured : isSchemaDocument(fsPath, value) ? cachedHead(fsPath, headCache) : undefined;
+  const baseline = configured !== null ? configured : isSchemaDocument(fsPath, value) ? cachedHead(ctx, doc.uri, fsPath, headCache) : undefined;
   if (baseline === undefined) return [];
   return schemaDriftDiagnostics(text, baseline, fsPath).map((d) => toLspDiagnostic(doc, d));
 }
@@ -73,7 +89,7 @@ function driftFor(ctx: FeatureContext, doc: TextDocument, settings: ToonLensSett
 export const schemaDriftFeature: FeatureModule = {
   name: 'schema-drift',
   create(ctx) {
-    const headCache: HeadCache = new Map();
+    const headCache: HeadCache = { texts: new Map(), pending: new Set() };
     return {
       diagnostics: {
         appliesTo: (doc) => isJsonDocument(doc) && doc.uri.startsWith('file:'),

@@ -1,19 +1,26 @@
 /**
- * A file's text at git HEAD, for schema-drift baselines. Bounded: a 3 s timeout and 64 MB of output;
- * any failure (no git, not a repository, untracked file) answers undefined.
+ * A file's text at git HEAD, for schema-drift baselines. Asynchronous (never blocks the server's only
+ * thread) and bounded: a 3 s timeout and 64 MB of output; any failure (no git, not a repository,
+ * untracked file, timeout) answers undefined. Callers run it only in a trusted workspace: git reads the
+ * repository's config, which an untrusted folder controls.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { basename, dirname } from 'node:path';
 
-export function gitHeadText(absPath: string): string | undefined {
-  try {
-    return execFileSync('git', ['-C', dirname(absPath), 'show', `HEAD:./${basename(absPath)}`], {
-      encoding: 'utf8',
-      timeout: 3000,
-      maxBuffer: 64 * 1024 * 1024,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-  } catch {
-    return undefined;
-  }
+export const GIT_TIMEOUT_MS = 3000;
+
+export function gitHeadText(absPath: string, timeoutMs = GIT_TIMEOUT_MS): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    try {
+      const child = execFile(
+        'git',
+        ['-C', dirname(absPath), 'show', `HEAD:./${basename(absPath)}`],
+        { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, windowsHide: true },
+        (err, stdout) => resolve(err ? undefined : stdout),
+      );
+      child.stdin?.end();
+    } catch {
+      resolve(undefined);
+    }
+  });
 }
