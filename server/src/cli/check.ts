@@ -5,6 +5,8 @@
 import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, existsSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
+import type { Log, ReportingDescriptor, Result } from 'sarif';
+import { CODES, isDiagnosticCode } from '../core/codes';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { CliIO } from './io';
 import { defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
@@ -357,10 +359,22 @@ function display(cwd: string, abs: string): string {
 
 // ───────────── SARIF 2.1.0 ─────────────
 
-const SARIF_LEVEL: Record<CoreDiagnostic['severity'], 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note', hint: 'note' };
+const SARIF_LEVEL: Record<CoreDiagnostic['severity'], NonNullable<Result['level']>> = { error: 'error', warning: 'warning', info: 'note', hint: 'note' };
+
+/** A SARIF rule for a code: the catalogue's description and default severity. */
+function sarifRule(id: string): ReportingDescriptor {
+  const info = isDiagnosticCode(id) ? CODES[id] : undefined;
+  return {
+    id,
+    name: id,
+    shortDescription: { text: info ? info.description.replace(/`/g, '') : `ToonLens diagnostic ${id}` },
+    ...(info ? { defaultConfiguration: { level: SARIF_LEVEL[info.severity] } } : {}),
+    helpUri: 'https://github.com/toonlens/toonlens/blob/main/docs/diagnostics.md',
+  };
+}
 
 /** The reports as one SARIF 2.1.0 run (code-scanning upload): one rule per code, 1-based regions, relative URIs. */
-export function toSarif(reports: FileReport[]): object {
+export function toSarif(reports: FileReport[]): Log {
   const ruleIds = [...new Set(reports.flatMap((r) => r.diagnostics.map((d) => d.code)))].sort();
   const ruleIndex = new Map(ruleIds.map((id, i) => [id, i]));
   return {
@@ -373,7 +387,7 @@ export function toSarif(reports: FileReport[]): object {
             name: 'toonlens',
             version: VERSION,
             informationUri: 'https://github.com/toonlens/toonlens',
-            rules: ruleIds.map((id) => ({ id, name: id, shortDescription: { text: `ToonLens diagnostic ${id}` }, helpUri: 'https://github.com/toonlens/toonlens/blob/main/docs/document-kinds.md' })),
+            rules: ruleIds.map(sarifRule),
           },
         },
         columnKind: 'utf16CodeUnits',
