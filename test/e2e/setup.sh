@@ -3,7 +3,7 @@
 #   apt: chromium, neovim, fonts and the build tools code-server's native modules need;
 #   node@24 from the npm registry (code-server 4.139 = VS Code 1.139 needs it; it carries its own headers);
 #   code-server@4.139.1 (its bundled upstream VS Code server), playwright-core and mocha.
-# Adapted from ../shared/recipes/vscode-e2e (setup.sh, env.sh). Only apt writes outside $E2E_HOME.
+# Adapted from the team's vscode-e2e recipe (setup.sh, env.sh). Only apt writes outside $E2E_HOME.
 set -euo pipefail
 # Run from an npm script, npm's lifecycle variables (npm_config_user_agent names Node 20) would leak into
 # the Node 24 installs below; env.sh sets the npm variables this script needs.

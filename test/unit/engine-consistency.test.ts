@@ -1,4 +1,4 @@
-// §8 self-consistency: every verdict the engine emits raises no error-severity diagnostic
+// Self-consistency (docs/engine.md#self-consistency): every verdict the engine emits raises no error-severity diagnostic
 // from ToonLens's own verdict rules, on the corpus inputs, the examples and generated markdown.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -276,7 +276,7 @@ describe('verdicts and plans', () => {
     assertSchemaValid(v);
   });
 
-  test('corpus: decision fields follow §6/§7 from the engine\'s own numbers', () => {
+  test('corpus: decision fields follow the decision policy and plan rules from the engine\'s own numbers', () => {
     const inputs = CORPUS_INPUTS;
     for (const f of readdirSync(inputs).filter((x) => x.startsWith('upstream'))) {
       const text = readFileSync(path.join(inputs, f), 'utf8');

@@ -1,5 +1,5 @@
 /**
- * The producer's decision policy (verdict-engine.md §4, §6, §7), in one place.
+ * The producer's decision policy (docs/engine.md: #4-candidate-and-measurement, #decision-policy, #plan-and-hybrid), in one place.
  *
  * The engine calls these functions to decide, and the verdict rules call the same
  * functions to recompute what a document should say, so the two can never drift.
@@ -19,7 +19,7 @@ export type WarningSeverity = 'info' | 'warning';
 
 export const VERDICTS: readonly Verdict[] = ['convert', 'keep_markdown', 'split_first', 'review', 'refused'];
 
-/** The v1 warning registry: code → severity (verdict-engine.md §5). */
+/** The v1 warning registry: code → severity (docs/engine.md#5-warnings). */
 export const WARNING_SEVERITY: Readonly<Record<string, WarningSeverity>> = {
   duplicate_rule: 'warning',
   vague_rule: 'warning',
@@ -63,13 +63,13 @@ export interface DecisionInputs {
   warnings: readonly WarningLike[];
 }
 
-/** Which step of §6 decided, for explanations in hovers and quick-fix titles. */
+/** Which step of the decision policy (docs/engine.md#decision-policy) decided, for explanations in hovers and quick-fix titles. */
 export interface Decision {
   verdict: Verdict;
   because: string;
 }
 
-/** §6: the first rule that matches wins. */
+/** The decision policy (docs/engine.md#decision-policy): the first rule that matches wins. */
 export function decide(inputs: DecisionInputs): Decision {
   if (inputs.refused) return { verdict: 'refused', because: 'budget target missed losslessly and lossy output not allowed' };
   const split = inputs.warnings.find((w) => SPLIT_CODES.includes(w.code));
@@ -120,18 +120,18 @@ export function safeToAutoApply(i: SafetyInputs): SafetyDecision {
   return { safe: true, because: 'convert, lossless, valid, saves, no warning-severity warning' };
 }
 
-/** §7: a section converts iff its verdict is convert and its candidate is valid and present. */
+/** Plan (docs/engine.md#plan-and-hybrid): a section converts iff its verdict is convert and its candidate is valid and present. */
 export function sectionAction(verdict: string, valid: boolean, hasCandidate: boolean): 'convert' | 'keep' {
   return verdict === 'convert' && valid && hasCandidate ? 'convert' : 'keep';
 }
 
-/** §7: recommend_hybrid = ≥ 1 converted section ∧ net savings > 0 ∧ unrounded net percent ≥ MIN. */
+/** Plan (docs/engine.md#plan-and-hybrid): recommend_hybrid = ≥ 1 converted section ∧ net savings > 0 ∧ unrounded net percent ≥ MIN. */
 export function recommendHybrid(converted: number, netSource: number, netHybrid: number): boolean {
   const savings = netSource - netHybrid;
   return converted >= 1 && savings > 0 && rawSavingsPct(netSource, netHybrid) >= MIN_CONVERT_SAVINGS_PCT;
 }
 
-/** §7: plan safe_to_auto_apply. */
+/** Plan (docs/engine.md#plan-and-hybrid): plan safe_to_auto_apply. */
 export function planSafeToAutoApply(
   recommend: boolean,
   converted: number,

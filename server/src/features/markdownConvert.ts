@@ -1,6 +1,6 @@
 /**
  * Convert / Revert on markdown, as commands (lenses, palette) and as `refactor.rewrite` code actions:
- * - Convert section to TOON: the section becomes exactly its §7 hybrid segment (heading line, fenced
+ * - Convert section to TOON: the section becomes exactly its hybrid segment (docs/engine.md#plan-and-hybrid) (heading line, fenced
  *   candidate), only when the candidate strictly decodes; one versioned edit, so Undo restores the bytes.
  * - Revert to Markdown: a ```toon fence gives back the exact markdown ToonLens converted (in this session or
  *   an earlier one: originals are kept by the fence's content hash, in memory and under the client's storage

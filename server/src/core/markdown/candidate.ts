@@ -1,5 +1,5 @@
 /**
- * TOON candidates (verdict-engine.md §3): encode with each delimiter, strict-decode and
+ * TOON candidates (docs/engine.md#3-the-model): encode with each delimiter, strict-decode and
  * deep-compare with the model, shortest valid wins (ties: comma, tab, pipe). Never throws.
  */
 import { encode, decode } from '@toon-format/toon';

@@ -1,5 +1,5 @@
 /**
- * Content coverage (verdict-engine.md §3): letters and digits of the source (any script,
+ * Content coverage (docs/engine.md#3-the-model): letters and digits of the source (any script,
  * markdown syntax excluded) present in the model's string values, clamped to 1.
  */
 import { countAlnum } from './blocks';

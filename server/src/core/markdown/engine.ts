@@ -509,7 +509,7 @@ export function planDocument(text: string, opts: EngineOptions = {}): PlanResult
   return buildPlan(analyzeDocument(String(text ?? ''), freshAnalyze), opts);
 }
 
-/** The edit that converts one slice in place: exactly its §7 hybrid segment. */
+/** The edit that converts one slice in place: exactly its hybrid segment (docs/engine.md#plan-and-hybrid). */
 export function convertSectionEdit(text: string, slice: Slice, candidate: string): { start: number; end: number; newText: string } {
   const sliceText = text.slice(slice.charStart, slice.charEnd);
   return { start: slice.charStart, end: slice.charEnd, newText: convertedSegment(sliceText, slice.headingEnd - slice.charStart, candidate) };

@@ -1,5 +1,5 @@
 /**
- * Measurement (verdict-engine.md §4): exact character counts decide; token counts (real BPE counts unless
+ * Measurement (docs/engine.md#4-candidate-and-measurement): exact character counts decide; token counts (real BPE counts unless
  * the tokenizer is `estimate`) add the token gate (see engine.ts) and are reported in token_estimates.
  */
 import { rawSavingsPct, roundPct } from '../policy';

@@ -1,5 +1,5 @@
 /**
- * The JSON model a slice becomes (verdict-engine.md §3), and its inverse.
+ * The JSON model a slice becomes (docs/engine.md#3-the-model), and its inverse.
  *
  * Shape (documented in docs/engine.md):
  * - A slice is a single-key object. The key says what the slice is: `"## Heading"`

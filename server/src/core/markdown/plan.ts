@@ -1,5 +1,5 @@
 /**
- * Hybrid assembly (verdict-engine.md §7): kept slices verbatim, converted slices as their
+ * Hybrid assembly (docs/engine.md#plan-and-hybrid): kept slices verbatim, converted slices as their
  * heading line plus a ```toon fence, and a mechanical reassembly check.
  */
 import { strictDecodes } from './candidate';
@@ -20,7 +20,7 @@ function longestBacktickRun(s: string): number {
 const segmentMemo = new Map<string, { headingEndRel: number; candidate: string; segment: string }>();
 const SEGMENT_MEMO_MAX = 5000;
 
-/** The text a converted slice becomes in the hybrid (exactly §7). */
+/** The text a converted slice becomes in the hybrid (exactly docs/engine.md#plan-and-hybrid). */
 export function convertedSegment(sliceText: string, headingEndRel: number, candidate: string): string {
   const hit = segmentMemo.get(sliceText);
   if (hit && hit.headingEndRel === headingEndRel && hit.candidate === candidate) return hit.segment;

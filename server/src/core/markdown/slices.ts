@@ -1,5 +1,5 @@
 /**
- * Section slicing (verdict-engine.md §1): a cheap, CommonMark-aware line scanner that
+ * Section slicing (docs/engine.md#1-slicing): a cheap, CommonMark-aware line scanner that
  * finds document-level headings without building a syntax tree, so the editor can
  * re-slice a 1 MB document on every keystroke pause.
  *
@@ -193,7 +193,7 @@ export function atxHeadingText(rest: string): { level: number; text: string } | 
   return { level, text };
 }
 
-/** The frontmatter block's end offset (through its closing line), or -1 (verdict-engine.md §1). */
+/** The frontmatter block's end offset (through its closing line), or -1 (docs/engine.md#1-slicing). */
 export function frontmatterEnd(text: string, lines: LineSpan[]): number {
   if (lines.length < 2) return -1;
   const first = text.slice(lines[0]!.start, lines[0]!.contentEnd).replace(/^\uFEFF/, '');
@@ -480,7 +480,7 @@ export function scanHeadings(text: string, lines: LineSpan[], from: number, end?
 
 /**
  * Cuts a document into frontmatter, preamble and heading-bounded sections
- * (verdict-engine.md §1). The slices tile `text` exactly, in order, from 0.
+ * (docs/engine.md#1-slicing). The slices tile `text` exactly, in order, from 0.
  */
 export function sliceDocument(text: string): Slice[] {
   const lines = splitLines(text);

@@ -1,5 +1,5 @@
 /**
- * Stats and profile (verdict-engine.md §2). Constants are documented in docs/engine.md.
+ * Stats and profile (docs/engine.md#2-stats-and-profile). Constants are documented in docs/engine.md.
  */
 import type { ParsedSlice, TextUnit } from './blocks';
 

@@ -1,5 +1,5 @@
 /**
- * verdict.v1 objects (schema + verdict-engine.md §6): field order matches the producer's
+ * verdict.v1 objects (the schema, and docs/engine.md#decision-policy): field order matches the producer's
  * wire output exactly; decisions come from policy.ts.
  */
 import { decide, safeToAutoApply, WARNING_SEVERITY, type Verdict } from '../policy';
@@ -79,7 +79,7 @@ export const BUDGET_REFUSED: VerdictWarning = {
 };
 /**
  * token_regression (#13): the candidate saves characters but fewer than `min` real tokens. Severity warning,
- * so §6 decides `review` (never `convert`) and safe_to_auto_apply is false; the figures are in `evidence`.
+ * so the decision policy (docs/engine.md#decision-policy) decides `review` (never `convert`) and safe_to_auto_apply is false; the figures are in `evidence`.
  */
 export function tokenRegressionWarning(source: number, toon: number, tokenizerName: string, min: number): VerdictWarning {
   const saved = source - toon;
@@ -95,7 +95,7 @@ export function tokenRegressionWarning(source: number, toon: number, tokenizerNa
   };
 }
 
-/** Coverage below this raises low_coverage (verdict-engine.md §5). */
+/** Coverage below this raises low_coverage (docs/engine.md#5-warnings). */
 export const LOW_COVERAGE_THRESHOLD = 0.7;
 
 export function lowCoverageWarning(ratio: number): VerdictWarning {
@@ -136,7 +136,7 @@ export interface VerdictInputs {
   minTokenSavings?: number;
 }
 
-/** Assembles a verdict: negative_savings / target_not_reached / budget_refused appended, §6 decided. */
+/** Assembles a verdict: negative_savings / target_not_reached / budget_refused appended, the decision policy (docs/engine.md#decision-policy) decided. */
 export function buildVerdict(i: VerdictInputs): VerdictV1 {
   const toon = i.candidateChars;
   const warnings = [...i.warnings];

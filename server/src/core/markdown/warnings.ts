@@ -1,5 +1,5 @@
 /**
- * Analysis warnings (verdict-engine.md §5): duplicate_rule, vague_rule, long_section,
+ * Analysis warnings (docs/engine.md#5-warnings): duplicate_rule, vague_rule, long_section,
  * split_candidate. Positions are slice-relative here; callers shift them.
  * Constants and the similarity measure are documented in docs/engine.md.
  */

@@ -1,5 +1,5 @@
 /**
- * plan/* rules: the context_plan of a schema 1.1 verdict (verdict-engine.md §7).
+ * plan/* rules: the context_plan of a schema 1.1 verdict (docs/engine.md#plan-and-hybrid).
  *
  * Reading of what is not on the wire: sections carry no flags, so a measured section is
  * taken as lossless (plans run in lossless mode) with a valid, present candidate — the
@@ -125,7 +125,7 @@ export const planRules: readonly VerdictRule[] = [
   },
   {
     ...ruleCode('verdict/decision'),
-    rule: "a section's verdict = the §6 policy on its standalone measurement (lossless, never refused)",
+    rule: "a section's verdict = the decision policy on its standalone measurement (lossless, never refused)",
     check(doc) {
       const hits: RuleHit[] = [];
       eachSection(doc, (s, d, i) => {

@@ -86,7 +86,7 @@ function explainSection(s: Obj, d: DerivedSection, rest: JsonPath): string | und
       'The whole-document formula on the standalone section: convert ∧ lossless ∧ valid ∧ savings > 0 ∧ no warning of severity warning.', rows, d.safety.because);
   }
   if (key === 'verdict' && rest.length === 1 && d.decision) {
-    return block(`sections[${i}].verdict`, s.verdict, d.decision.verdict, `The §6 policy on the standalone section (lossless, never refused): split_first on long_section/split_candidate, keep_markdown below ${MIN_CONVERT_SAVINGS_PCT}% unrounded, review on any warning, else convert.`,
+    return block(`sections[${i}].verdict`, s.verdict, d.decision.verdict, `The decision policy on the standalone section (lossless, never refused): split_first on long_section/split_candidate, keep_markdown below ${MIN_CONVERT_SAVINGS_PCT}% unrounded, review on any warning, else convert.`,
       [...(d.measure ? measureRows(d.measure) : []), ['warnings', warningList(ws)]], d.decision.because);
   }
   if (key === 'measured_chars' && rest.length === 2 && d.measure && (rest[1] === 'savings' || rest[1] === 'savings_pct')) {
@@ -139,7 +139,7 @@ function explainTokenRegression(w: Record<string, unknown>): string {
   return [
     '**token_regression** — the TOON saves characters but not real tokens',
     '',
-    'ToonLens counts the text Convert would write (kept heading line, fence lines, TOON, closing fence) with a real BPE tokenizer (`toonlens.tokenizer`, default `o200k_base`). When it saves fewer tokens than `toonlens.minTokenSavings` (default 1), this warning is added: it has severity `warning`, so §6 decides `review` instead of `convert`, `safe_to_auto_apply` is false and the plan keeps the section as markdown. The policy itself is unchanged; with `--tokenizer estimate` the gate is off. verdict.v1\'s warning code set is open, so consumers tolerate the code.',
+    'ToonLens counts the text Convert would write (kept heading line, fence lines, TOON, closing fence) with a real BPE tokenizer (`toonlens.tokenizer`, default `o200k_base`). When it saves fewer tokens than `toonlens.minTokenSavings` (default 1), this warning is added: it has severity `warning`, so the decision policy decides `review` instead of `convert`, `safe_to_auto_apply` is false and the plan keeps the section as markdown. The policy itself is unchanged; with `--tokenizer estimate` the gate is off. verdict.v1\'s warning code set is open, so consumers tolerate the code.',
     '',
     table(rows),
   ].join('\n');
@@ -169,7 +169,7 @@ function explain(value: unknown, path: JsonPath): string | undefined {
     case 'verdict': {
       if (!d.decision || !d.measure) return undefined;
       return block('verdict', value.verdict, d.decision.verdict,
-        `§6, first match wins: refused (budget mode with budget_refused) → split_first (long_section/split_candidate) → keep_markdown (savings ≤ 0 or < ${MIN_CONVERT_SAVINGS_PCT}% unrounded) → review (any warning) → convert.`,
+        `Decision policy, first match wins: refused (budget mode with budget_refused) → split_first (long_section/split_candidate) → keep_markdown (savings ≤ 0 or < ${MIN_CONVERT_SAVINGS_PCT}% unrounded) → review (any warning) → convert.`,
         [['mode', code(value.mode)], ...measureRows(d.measure), ['warnings', warningList(d.warnings)]], d.decision.because);
     }
     case 'measured_chars.savings':

@@ -1,6 +1,6 @@
 /**
  * Every derived field of a verdict.v1 document, recomputed in one pass from the
- * document's own integers, warning codes, mode and flags (verdict-engine.md §4, §6, §7).
+ * document's own integers, warning codes, mode and flags (docs/engine.md: #4-candidate-and-measurement, #decision-policy, #plan-and-hybrid).
  *
  * The rules compare each recorded field with its derived value, the quick fixes set
  * each field to it, and the hovers show it. A derived value never depends on another
@@ -119,7 +119,7 @@ export interface DerivedPlan {
 export interface DerivedVerdict {
   measure?: Measure;
   warnings?: readonly WarningLike[];
-  /** Step 1 of §6 applies: mode budget and a budget_refused warning. */
+  /** Step 1 of the decision policy (docs/engine.md#decision-policy) applies: mode budget and a budget_refused warning. */
   refused?: boolean;
   decision?: Decision;
   /** decision's verdict, else the recorded one. */

@@ -182,7 +182,7 @@ export const documentRules: readonly VerdictRule[] = [
   },
   {
     ...ruleCode('verdict/decision'),
-    rule: 'verdict = the §6 policy recomputed from the integer counts and the warning codes',
+    rule: 'verdict = the decision policy recomputed from the integer counts and the warning codes',
     check({ value, derived }) {
       const d = derived.decision;
       if (!d || typeof value.verdict !== 'string' || value.verdict === d.verdict) return [];
