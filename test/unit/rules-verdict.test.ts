@@ -163,7 +163,8 @@ function boundary(verdict: string): Doc {
   d.token_estimates.savings = 120;
   d.token_estimates.savings_pct = 4.8;
   d.verdict = verdict;
-  d.safe_to_auto_apply = false;
+  // As the producer writes it: safety consistent with the recorded verdict (only the verdict is wrong).
+  d.safe_to_auto_apply = verdict === 'convert';
   return d;
 }
 
@@ -253,7 +254,9 @@ describe('verdict rules', () => {
     const fs = check(convert);
     assert.deepEqual(fs.map((f) => f.code), ['verdict/decision']);
     assert.match(fs[0]!.message, /keep_markdown/);
-    assert.match(fs[0]!.fixes![0]!.title, /^Set verdict to "keep_markdown" — savings 4\.96% < 5%$/);
+    assert.match(fs[0]!.fixes![0]!.title, /^Set verdict to "keep_markdown" — savings 4\.96% < 5% \(and safe_to_auto_apply to false\)$/);
+    // The fix leaves no new error: safe_to_auto_apply follows the corrected verdict in the same edit.
+    assert.deepEqual(check(fixAll(convert).value), []);
   });
 
   test('verdict/decision: a fix across the refused boundary is offered, not applied unattended', () => {
@@ -424,8 +427,9 @@ describe('hover explanations', () => {
   test('safe_to_auto_apply: recorded, derived and its inputs', () => {
     const md = explainVerdict(boundary('convert'), ['safe_to_auto_apply']);
     assert.ok(md);
-    assert.match(md, /recorded `false`, derived `false`/);
-    assert.match(md, /\| verdict \(derived\) \| `"keep_markdown"` \|/);
+    // Safety derives from the recorded verdict (a wrong verdict is verdict/decision's finding alone).
+    assert.match(md, /recorded `true`, derived `true`/);
+    assert.match(md, /\| verdict \(recorded\) \| `"convert"` \|/);
     assert.match(md, /\| mode \| `"lossless"` \|/);
   });
 

@@ -158,7 +158,7 @@ function explain(value: unknown, path: JsonPath): string | undefined {
       return block('safe_to_auto_apply', value.safe_to_auto_apply, d.safety.safe,
         'verdict convert ∧ mode lossless ∧ flags.lossless ∧ flags.valid ∧ savings > 0 ∧ no warning of severity warning.',
         [
-          ['verdict (derived)', code(d.verdict)],
+          ['verdict (recorded)', code(value.verdict)],
           ['mode', code(value.mode)],
           ['flags.lossless', code(get(value, 'flags', 'lossless'))],
           ['flags.valid', code(get(value, 'flags', 'valid'))],

@@ -20,12 +20,19 @@ import {
   safeToAutoApply,
   sectionAction,
   MIN_CONVERT_SAVINGS_PCT,
+  VERDICTS,
   type Decision,
+  type Verdict,
   type SafetyDecision,
   type WarningLike,
 } from '../../policy';
 
 export type Obj = Record<string, unknown>;
+
+/** The recorded verdict when it is one of the closed set (else the schema reports it). */
+function recordedVerdict(v: unknown): Verdict | undefined {
+  return typeof v === 'string' && (VERDICTS as readonly string[]).includes(v) ? (v as Verdict) : undefined;
+}
 
 export function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -124,7 +131,10 @@ export interface DerivedVerdict {
   decision?: Decision;
   /** decision's verdict, else the recorded one. */
   verdict?: string;
+  /** safe_to_auto_apply from the RECORDED verdict (what the recorded field is checked against). */
   safety?: SafetyDecision;
+  /** safe_to_auto_apply once the verdict is the derived one, when that differs (the verdict/decision fix sets it too). */
+  safetyAfterDecision?: SafetyDecision;
   plan?: DerivedPlan;
 }
 
@@ -225,18 +235,16 @@ export function deriveVerdict(value: unknown): DerivedVerdict {
   }
   out.verdict = out.decision?.verdict ?? (typeof value.verdict === 'string' ? value.verdict : undefined);
   const flags = isObj(value.flags) ? value.flags : undefined;
+  // safe_to_auto_apply derives from the RECORDED verdict: a wrong verdict alone is one verdict/decision finding.
+  const basis = recordedVerdict(value.verdict) ?? out.verdict;
   if (
-    out.verdict !== undefined && typeof value.mode === 'string' && flags &&
+    basis !== undefined && typeof value.mode === 'string' && flags &&
     typeof flags.lossless === 'boolean' && typeof flags.valid === 'boolean' && out.measure && out.warnings
   ) {
-    out.safety = safeToAutoApply({
-      verdict: out.verdict,
-      mode: value.mode,
-      lossless: flags.lossless,
-      valid: flags.valid,
-      savings: out.measure.savings,
-      warnings: out.warnings,
-    });
+    const inputs = { mode: value.mode, lossless: flags.lossless, valid: flags.valid, savings: out.measure.savings, warnings: out.warnings };
+    out.safety = safeToAutoApply({ verdict: basis, ...inputs });
+    // What safe_to_auto_apply becomes once the verdict is corrected (the verdict/decision fix sets both).
+    if (out.verdict !== basis) out.safetyAfterDecision = safeToAutoApply({ verdict: out.verdict!, ...inputs });
   }
   if (isObj(value.context_plan)) out.plan = derivePlan(value.context_plan);
   return out;

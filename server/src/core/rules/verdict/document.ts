@@ -64,6 +64,8 @@ export const documentRules: readonly VerdictRule[] = [
     rule: 'safe_to_auto_apply = convert ∧ mode lossless ∧ flags.lossless ∧ flags.valid ∧ savings > 0 ∧ no warning-severity warning',
     check({ value, derived }) {
       const s = derived.safety;
+      // A wrong verdict is verdict/decision's one finding; its fix sets safe_to_auto_apply along with it.
+      if (derived.safetyAfterDecision) return [];
       if (!s || typeof value.safe_to_auto_apply !== 'boolean' || value.safe_to_auto_apply === s.safe) return [];
       return [mismatch(['safe_to_auto_apply'], value.safe_to_auto_apply, s.safe, s.because)];
     },
@@ -193,6 +195,14 @@ export const documentRules: readonly VerdictRule[] = [
       // Crossing the refused boundary also changes the shape (toon_candidate, delimiter),
       // which cannot be derived: offer the fix, but not unattended.
       if ((value.verdict === 'refused') !== (d.verdict === 'refused')) for (const f of hit.fixes ?? []) f.fixAll = false;
+      // safe_to_auto_apply follows the verdict: the fix corrects it in the same edit, so it leaves no new error.
+      const after = derived.safetyAfterDecision;
+      if (after && typeof value.safe_to_auto_apply === 'boolean' && value.safe_to_auto_apply !== after.safe) {
+        for (const f of hit.fixes ?? []) {
+          f.edits.push({ path: ['safe_to_auto_apply'], value: after.safe });
+          f.title += ` (and safe_to_auto_apply to ${after.safe})`;
+        }
+      }
       return [hit];
     },
   },
