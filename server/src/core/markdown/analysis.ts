@@ -5,6 +5,7 @@
 import { parseSlice, type Block, type ParsedSlice } from './blocks';
 import { bodyValue, sliceKey, type JsonObject, type JsonValue } from './model';
 import { CandidateSet } from './candidate';
+import { sentences } from './text';
 import { modelAlnum, sourceAlnum } from './coverage';
 import type { Tokenizer, TokenizerName } from '../tokens';
 import { profileName, sliceStats, emptyStats, RULE_RE, type ProfileName, type Stats } from './stats';
@@ -150,7 +151,7 @@ export function recordBlocks(blocks: Block[]): Block[] {
   for (const b of blocks) {
     if (b.kind === 'l' || b.kind === 'o' || b.kind === 't' || b.kind === 'd') out.push(b);
     else if (b.kind === 'p') {
-      const rules = (b.text.replace(/\s+/g, ' ').match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g) ?? []).map((s) => s.trim()).filter((s) => s && RULE_RE.test(s));
+      const rules = sentences(b.text.replace(/\s+/g, ' ')).map((s) => s.trim()).filter((s) => s && RULE_RE.test(s));
       if (rules.length) out.push({ kind: 'l', items: rules });
     }
   }

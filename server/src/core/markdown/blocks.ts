@@ -9,6 +9,7 @@
  * construction.
  */
 import MarkdownIt from 'markdown-it';
+import { sentences } from './text';
 
 type Parser = ReturnType<typeof MarkdownIt>;
 type Token = ReturnType<Parser['parse']>[number];
@@ -173,7 +174,6 @@ function closeIndex(tokens: Token[], i: number): number {
 
 /** Splits paragraph text into sentences with slice-relative positions (one pass over the lines). */
 function sentenceUnits(ctx: Ctx, text: string, lineFrom: number, lineTo: number, out: TextUnit[]): void {
-  const re = /[^.!?]+(?:[.!?]+(?=\s|$)|$)/g;
   // Each sentence is located by its first and last characters, searching forward only.
   let line = lineFrom;
   let col = 0;
@@ -184,9 +184,8 @@ function sentenceUnits(ctx: Ctx, text: string, lineFrom: number, lineTo: number,
     }
     return null;
   };
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    const s = m[0].replace(/\s+/g, ' ').trim();
+  for (const sentence of sentences(text)) {
+    const s = sentence.replace(/\s+/g, ' ').trim();
     if (!s) continue;
     const firstWord = s.split(' ', 1)[0]!;
     const lastWord = s.slice(s.lastIndexOf(' ') + 1);

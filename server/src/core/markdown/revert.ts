@@ -6,6 +6,7 @@
 import { sha256Hex } from '../report/text';
 import type { ToonFence } from '../toon/fences';
 import { renderToonAsMarkdown } from './engine';
+import { trimTrailingLineBreaks } from './text';
 
 /** One converted section: what stood where the fence (and the heading before it) now stands. */
 export interface OriginalRecord {
@@ -22,14 +23,14 @@ export interface OriginalsStore {
 
 /** The key of a fence: sha256 of its content with trailing line breaks removed (as Convert wrote it and as markdown-it reads it). */
 export function fenceKey(content: string): string {
-  return sha256Hex(content.replace(/[\r\n]+$/, ''));
+  return sha256Hex(trimTrailingLineBreaks(content));
 }
 
 /** What to remember when `sliceText` (a whole section) becomes the converted segment around `candidate`. */
 export function originalRecordFor(sliceText: string, headingEndRel: number, candidate: string): { key: string; record: OriginalRecord } {
   let heading = sliceText.slice(0, headingEndRel);
   if (heading !== '' && !/[\r\n]$/.test(heading)) heading += '\n';
-  return { key: fenceKey(candidate), record: { heading, original: sliceText.replace(/[\r\n]+$/, '') } };
+  return { key: fenceKey(candidate), record: { heading, original: trimTrailingLineBreaks(sliceText) } };
 }
 
 /** Offsets of a fence's whole extent: from its opening line's start to the end of its closing line (before the line break). */
@@ -63,7 +64,7 @@ export function revertEdit(text: string, at: { fence: ToonFence; start: number; 
     if (h === '' || text.slice(at.start - h.length, at.start) === h) return { start: at.start - h.length, end: at.end, newText: known.original, kind: 'exact' };
     return { start: at.start, end: at.end, newText: known.original.slice(h.length), kind: 'body' };
   }
-  let rendered = renderToonAsMarkdown(at.fence.content).replace(/(\r?\n)+$/, '');
+  let rendered = trimTrailingLineBreaks(renderToonAsMarkdown(at.fence.content));
   let start = at.start;
   const prevEnd = start - 1;
   if (prevEnd > 0) {

@@ -187,9 +187,14 @@ export function atxHeadingText(rest: string): { level: number; text: string } | 
   if (!m) return null;
   const level = m[0].length;
   let text = rest.slice(level).trim();
-  // A closing sequence is a run of # preceded by a space (or the whole content).
-  const closing = /(^|[ \t]+)#+[ \t]*$/.exec(text);
-  if (closing) text = text.slice(0, closing.index).trim();
+  // A closing sequence is a run of # preceded by a space or tab (or the whole content). Scanned
+  // from the end: the regex /(^|[ \t]+)#+[ \t]*$/ retries every space of a long run (#14.10).
+  let k = text.length;
+  while (k > 0 && text.charCodeAt(k - 1) === 35 /* # */) k--;
+  if (k < text.length) {
+    const before = k > 0 ? text.charCodeAt(k - 1) : 32;
+    if (before === 32 || before === 9) text = text.slice(0, k).trim();
+  }
   return { level, text };
 }
 

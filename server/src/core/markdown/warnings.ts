@@ -5,6 +5,7 @@
  */
 import type { ParsedSlice, TextUnit } from './blocks';
 import { isRuleText } from './stats';
+import { isSpaceCode, trimEndWhile, trimTrailingLineBreaks } from './text';
 
 export interface WarningRange {
   line_start: number;
@@ -106,14 +107,17 @@ const VAGUE_SUGGESTION = 'Rewrite as a concrete rule with an action, condition, 
 const LONG_SUGGESTION = 'Consider splitting this into a shorter canonical rule plus one or more task-specific skill files.';
 const SPLIT_SUGGESTION = 'Keep the short canonical instruction here and move detailed procedure into a focused skill file.';
 
+/** Trailing characters a rule's normalization drops: whitespace and . ; : , ! ? */
+const isRulePunct = (c: number) => isSpaceCode(c) || c === 46 || c === 59 || c === 58 || c === 44 || c === 33 || c === 63;
+
 /** Normalization for exact duplicates: case, whitespace, leading bullet/number, trailing punctuation. */
 export function normalizeRule(text: string): string {
-  return text
+  const spaced = text
     .toLowerCase()
     .replace(/^\s*(?:[-+*]|\d{1,9}[.)])\s+/, '')
     .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/[\s.;:,!?]+$/, '');
+    .trim();
+  return trimEndWhile(spaced, isRulePunct);
 }
 
 export function ruleWords(norm: string): string[] {
@@ -336,7 +340,7 @@ export function sliceRange(p: ParsedSlice): WarningRange {
 /** long_section (info), body measured without the heading line(s). */
 export function longSectionWarning(p: ParsedSlice, raw: string, headingEnd: number, section: string): VerdictWarning | null {
   const body = raw.slice(headingEnd);
-  const chars = body.replace(/[\r\n]+$/, '').length;
+  const chars = trimTrailingLineBreaks(body).length;
   const nonEmpty = body.split(/\r\n|\n|\r/).filter((l) => l.trim() !== '').length;
   const bullets = p.bulletLines;
   if (!(chars > LONG_SECTION_MAX_CHARS || nonEmpty > LONG_SECTION_MAX_LINES || bullets > LONG_SECTION_MAX_BULLETS)) return null;

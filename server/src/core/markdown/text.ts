@@ -1,0 +1,61 @@
+/**
+ * Linear-time text helpers for the engine. Each replaces a regular expression that backtracks
+ * quadratically on ordinary-looking input (issue #14.10): a trailing-run pattern such as
+ * `/[\s.]+$/` retries its run from every position of a long run that does not reach the end,
+ * and the sentence pattern `/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g` rescans a long word from each of its
+ * characters when the word ends in ".b". These scan every character a bounded number of times.
+ */
+
+/** Whether a UTF-16 code unit is whitespace as the regex class `\s` defines it. */
+export function isSpaceCode(c: number): boolean {
+  if (c === 32 || (c >= 9 && c <= 13)) return true;
+  if (c < 128) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** `s` without its trailing run of characters that `drop` accepts (like `s.replace(/[…]+$/, '')`). */
+export function trimEndWhile(s: string, drop: (code: number) => boolean): string {
+  let end = s.length;
+  while (end > 0 && drop(s.charCodeAt(end - 1))) end--;
+  return end === s.length ? s : s.slice(0, end);
+}
+
+/** `s` without trailing line breaks (`\n`, `\r`). */
+export function trimTrailingLineBreaks(s: string): string {
+  return trimEndWhile(s, (c) => c === 10 || c === 13);
+}
+
+const isTerminator = (c: number) => c === 46 /* . */ || c === 33 /* ! */ || c === 63; /* ? */
+
+/**
+ * The sentences of `text` as [start, end) offsets, exactly the matches of
+ * `/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g`: a run of non-terminators, then its run of terminators when
+ * that run is followed by whitespace or the end, or the run alone when it reaches the end. A run
+ * whose terminators are followed by another character (`e.g` in "e.g.x") matches nowhere, so it
+ * is skipped whole — the regex finds the same after trying each of its positions in turn.
+ */
+export function sentenceSpans(text: string): [number, number][] {
+  const out: [number, number][] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && isTerminator(text.charCodeAt(i))) i++; // terminators never start a match
+    if (i >= n) break;
+    const start = i;
+    while (i < n && !isTerminator(text.charCodeAt(i))) i++;
+    if (i >= n) {
+      out.push([start, n]);
+      break;
+    }
+    let j = i;
+    while (j < n && isTerminator(text.charCodeAt(j))) j++;
+    if (j >= n || isSpaceCode(text.charCodeAt(j))) out.push([start, j]);
+    i = j;
+  }
+  return out;
+}
+
+/** The sentence texts of `text` (see {@link sentenceSpans}). */
+export function sentences(text: string): string[] {
+  return sentenceSpans(text).map(([a, b]) => text.slice(a, b));
+}
