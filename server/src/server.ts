@@ -56,6 +56,7 @@ import { reportEditsFeature } from './features/reportEdits';
 import { recipeCompletionFeature } from './features/recipeCompletion';
 import { jsonCompletionFeature } from './features/jsonCompletion';
 import { workspaceCheckFeature } from './features/workspaceCheck';
+import { pushAll } from './core/arrays';
 
 /** The feature modules, in the order their results are combined. */
 const FEATURES: FeatureModule[] = [
@@ -283,7 +284,7 @@ async function collect<T>(what: string, uri: string, run: (f: FeatureInstance) =
     try {
       const r = (await run(feature)) as T | T[] | null | undefined;
       if (r === null || r === undefined) continue;
-      if (Array.isArray(r)) out.push(...r);
+      if (Array.isArray(r)) pushAll(out, r);
       else out.push(r);
     } catch (err) {
       log.error(`${name}: ${what} failed for ${uri}: ${errorText(err)}`);

@@ -10,39 +10,45 @@ import fc from 'fast-check';
 import { encode } from '@toon-format/toon';
 import { analyzeSlice, derivedModel } from '../../server/src/core/markdown/analysis';
 import { planDocument } from '../../server/src/core/markdown/engine';
-import { atxHeadingText, sliceDocument } from '../../server/src/core/markdown/slices';
+import { atxHeadingText } from '../../server/src/core/markdown/slices';
 import { longSectionWarning, normalizeRule } from '../../server/src/core/markdown/warnings';
 import { parseSlice } from '../../server/src/core/markdown/blocks';
 import { sentences, trimEndWhile, trimTrailingLineBreaks, isSpaceCode } from '../../server/src/core/markdown/text';
 import { findToonFences } from '../../server/src/core/toon/fences';
 import { revertEdit } from '../../server/src/core/markdown/revert';
 
-/** Milliseconds per run of `fn`, repeated until 30 ms have passed; the least of three such measures. */
-function perRunMs(fn: () => unknown): number {
-  let best = Infinity;
-  for (let k = 0; k < 3; k++) {
-    let runs = 0;
-    const t0 = performance.now();
-    let t = t0;
-    do {
-      fn();
-      runs++;
-      t = performance.now();
-    } while (t - t0 < 30);
-    best = Math.min(best, (t - t0) / runs);
-  }
-  return best;
+/** Milliseconds per run of `fn`, repeated until 25 ms have passed. */
+function windowMs(fn: () => unknown): number {
+  let runs = 0;
+  const t0 = performance.now();
+  let t = t0;
+  do {
+    fn();
+    runs++;
+    t = performance.now();
+  } while (t - t0 < 25);
+  return (t - t0) / runs;
 }
 
 const LIMIT = 20;
 
+/**
+ * time(80 KB) / time(10 KB) for one shape: the two sizes are measured in alternating 25 ms windows
+ * (after a warm-up of both, so neither pays for the JIT), and each keeps its least time per run over
+ * seven windows: the machine's noise only ever adds time.
+ */
 function assertLinear(name: string, make: (bytes: number) => string, run: (input: string) => unknown): void {
   const small = make(10_000);
   const large = make(80_000);
-  // Warm-up of both sizes first (so neither pays for the JIT), then each measured after the other.
-  perRunMs(() => run(small));
-  perRunMs(() => run(large));
-  const ratio = perRunMs(() => run(large)) / perRunMs(() => run(small));
+  windowMs(() => run(small));
+  windowMs(() => run(large));
+  let s = Infinity;
+  let l = Infinity;
+  for (let k = 0; k < 7; k++) {
+    s = Math.min(s, windowMs(() => run(small)));
+    l = Math.min(l, windowMs(() => run(large)));
+  }
+  const ratio = l / s;
   assert.ok(ratio <= LIMIT, `${name}: time(80 KB) / time(10 KB) = ${ratio.toFixed(1)}× (linear ≈ 8×, limit ${LIMIT}×)`);
 }
 
@@ -55,8 +61,7 @@ describe('#14.10: no super-linear pattern on ordinary-looking markdown', () => {
 
   test('"# a" + spaces + "b" (slices.ts ATX closing sequence)', () => {
     const make = (n: number) => '# a' + ' '.repeat(n) + 'b\n';
-    assertLinear('atx heading', make, (s) => sliceDocument(s));
-    assertLinear('atx heading, whole plan', make, (s) => planDocument(s));
+    assertLinear('atx heading', make, (s) => planDocument(s));
   });
 
   test('list items full of ". . ." (warnings.ts rule normalization)', () => {

@@ -18,6 +18,7 @@ import { parseJson } from '../core/json/parse';
 import { createNodeWorkspace } from '../node/workspace';
 import { LineIndex } from '../core/lineIndex';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, type WorkspaceReader } from '../core/types';
+import { pushAll } from '../core/arrays';
 
 export const CHECK_HELP = `Usage: toonlens check [options] <files|dirs|globs…>
 
@@ -271,7 +272,7 @@ function walkFiles(dir: string, accept: (path: string, name: string, size: numbe
         out.push(p);
       }
     }
-    stack.push(...subdirs.reverse());
+    pushAll(stack, subdirs.reverse());
   }
   return out;
 }

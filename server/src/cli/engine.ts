@@ -16,6 +16,7 @@ import { displayWidth, truncateToWidth } from './textWidth';
 import { convertDocument, planDocument, profileDocument, type EngineOptions, type EngineMode, type PlanResult, type VerdictV1 } from '../core/markdown/engine';
 import { VERDICTS } from '../core/policy';
 import { TOKENIZERS, type TokenizerName } from '../core/tokens';
+import { maxOf } from '../core/arrays';
 
 const MODES = ['lossless', 'record', 'budget'] as const;
 const DELIMITERS = ['auto', 'comma', 'tab', 'pipe'] as const;
@@ -178,7 +179,7 @@ function planTable(plan: PlanResult, name: string): string {
   });
   const head = ['section', 'profile', 'verdict', 'action', 'chars before → after', 'savings', 'tokens saved'];
   // Columns are measured in terminal cells, so CJK and emoji headings keep the table aligned.
-  const widths = head.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i]!))));
+  const widths = head.map((h, i) => maxOf(rows.map((r) => displayWidth(r[i]!)), displayWidth(h)));
   const fmt = (r: string[]) => r.map((c, i) => c + ' '.repeat(widths[i]! - displayWidth(c))).join('  ').trimEnd();
   const out = [`${name}: ${cp.sections.length} sections`, fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)];
   out.push('');

@@ -10,6 +10,7 @@ import { parseJson } from './json/parse';
 import { JsonLocator } from './json/locate';
 import { validateAgainstSchema } from './json/schema';
 import { memoizeWorkspace } from './workspaceMemo';
+import { pushAll } from './arrays';
 
 /** The user settings that shape a check (`toonlens.documentKinds`, `toonlens.maxFileSizeMB`). */
 export interface CheckSettings {
@@ -92,10 +93,10 @@ function checkDocumentUnguarded(text: string, opts: CheckOptions): CheckResult {
     // A new major is a new contract (the producers say so): our v1 schema and the v1 rules would only produce noise.
     findings.push(version);
   } else {
-    findings.push(...guarded(() => validateAgainstSchema(kind, value), 'schema validation'));
+    pushAll(findings, guarded(() => validateAgainstSchema(kind, value), 'schema validation'));
     // One memo per check: a report's entries ask for the same real paths, git states and files many times.
     const workspace = opts.workspace && memoizeWorkspace(opts.workspace);
-    findings.push(...guarded(() => RULES[kind](value, { text: body, fsPath: opts.fsPath, workspace }), `${kind} rules`));
+    pushAll(findings, guarded(() => RULES[kind](value, { text: body, fsPath: opts.fsPath, workspace }), `${kind} rules`));
   }
 
   return { kind, diagnostics: resolveFindings(body, bom, findings), value, text };

@@ -20,6 +20,7 @@ import { applyFixesToText, fixToLspEdits, lspRangeToOffsets, minimalReplaceEdit 
 import { toLspDiagnostic } from './diagnostics';
 import { isJsonDocument, jsonAnalyzer } from './jsonDocuments';
 import type { ToonLensSettings } from './settings';
+import { pushAll } from '../core/arrays';
 
 /** Fix-all re-checks after each round (a fixed field can make a derived one checkable); bounded. */
 const MAX_FIX_ALL_ROUNDS = 4;
@@ -112,7 +113,7 @@ export const codeActionsFeature: FeatureModule = {
         const settings = await ctx.settings.forDocument(doc.uri);
         const current = ctx.documents.get(doc.uri) ?? doc;
         const actions: CodeAction[] = [];
-        if (quick) actions.push(...ctx.guard('quick fixes', doc.uri, () => quickFixes(ctx, current, settings, params), []));
+        if (quick) pushAll(actions, ctx.guard('quick fixes', doc.uri, () => quickFixes(ctx, current, settings, params), []));
         if (all) {
           const a = ctx.guard('fix all', doc.uri, () => fixAllAction(ctx, current, settings), undefined);
           if (a) actions.push(a);

@@ -14,6 +14,7 @@ import reportSchema from '../../../../schemas/report.v1.json';
 import critiqueSchema from '../../../../schemas/critique-report.v1.json';
 import recipeInputSchema from '../../../../schemas/recipe-input.v1.json';
 import recipeOutputSchema from '../../../../schemas/recipe-output.v1.json';
+import { pushAll } from '../arrays';
 
 type SchemaObject = Record<string, unknown>;
 
@@ -153,7 +154,7 @@ function keywordValues(schema: unknown, keyword: string, into: unknown[] = []): 
  */
 export function patternsAreAscii(schema: unknown): boolean {
   const patterns = keywordValues(schema, 'pattern');
-  for (const pp of keywordValues(schema, 'patternProperties')) patterns.push(...(isObject(pp) ? Object.keys(pp) : ['.']));
+  for (const pp of keywordValues(schema, 'patternProperties')) pushAll(patterns, isObject(pp) ? Object.keys(pp) : ['.']);
   return patterns.every((p) => typeof p === 'string' && /^[\x20-\x7e]*$/.test(p) && !/(^|[^\\])(\\\\)*(\.|\[\^)|\\[SWDBbpPuck]/.test(p));
 }
 
@@ -285,7 +286,7 @@ function reduceCompound(c: CompiledKind, errors: ErrorObject[], value: unknown, 
         g.push(e);
       }
     }
-    for (const [at, group] of groups) next.push(...replaceCompound(c, outermost.get(at)!, group, value, prefix));
+    for (const [at, group] of groups) pushAll(next, replaceCompound(c, outermost.get(at)!, group, value, prefix));
     work = next;
   }
 }

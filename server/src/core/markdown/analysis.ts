@@ -18,6 +18,7 @@ import {
   type RuleRef,
   type VerdictWarning,
 } from './warnings';
+import { pushAll } from '../arrays';
 
 export type SliceKind = 'frontmatter' | 'preamble' | 'section';
 
@@ -89,7 +90,7 @@ export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): 
   const rules = parsed ? sliceRules(parsed, section) : [];
   const ownWarnings: VerdictWarning[] = [];
   if (parsed) {
-    ownWarnings.push(...vagueRuleWarnings(parsed, section));
+    pushAll(ownWarnings, vagueRuleWarnings(parsed, section));
     const hasBody = parsed.blocks.length > 0;
     if (hasBody) {
       const long = longSectionWarning(parsed, raw, headingEnd, section);

@@ -10,6 +10,7 @@
  */
 import MarkdownIt from 'markdown-it';
 import { sentences } from './text';
+import { pushAll } from '../arrays';
 
 type Parser = ReturnType<typeof MarkdownIt>;
 type Token = ReturnType<Parser['parse']>[number];
@@ -392,7 +393,7 @@ export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
         if (allDefs) block = { kind: 'd', defs: defs as [string, string][] };
         else if (ordered) block = { kind: 'o', items, start: Number(t.attrGet('start') ?? 1) };
         else block = { kind: 'l', items };
-        out.units.push(...itemUnits);
+        pushAll(out.units, itemUnits);
       }
     } else if (t.type === 'table_open') {
       const header: string[] = [];
@@ -403,7 +404,7 @@ export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
         if (x.type === 'tr_open') row = [];
         else if (x.type === 'inline' && row) row.push(x.content);
         else if (x.type === 'tr_close' && row) {
-          if (header.length === 0) header.push(...row);
+          if (header.length === 0) pushAll(header, row);
           else rows.push(row);
           row = null;
         }

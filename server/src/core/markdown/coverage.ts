@@ -4,6 +4,7 @@
  */
 import { countAlnum } from './blocks';
 import type { JsonValue } from './model';
+import { pushAll } from '../arrays';
 
 function anyAlnum(v: JsonValue): number {
   if (typeof v === 'string') return countAlnum(v);
@@ -52,8 +53,8 @@ export function bodyAlnum(body: JsonValue): number {
 export function modelAlnum(model: JsonValue): number {
   const entries: [string, JsonValue][] = [];
   if (Array.isArray(model)) {
-    for (const el of model) if (isRow(el)) entries.push(...Object.entries(el));
-  } else if (isRow(model)) entries.push(...Object.entries(model));
+    for (const el of model) if (isRow(el)) pushAll(entries, Object.entries(el));
+  } else if (isRow(model)) pushAll(entries, Object.entries(model));
   else return anyAlnum(model);
   return entries.reduce((n, [k, v]) => n + countAlnum(k) + (k === '---' ? anyAlnum(v) : bodyAlnum(v)), 0);
 }

@@ -126,7 +126,8 @@ function composeCandidate(sets: CandidateSet[], unique: boolean, d: DelimiterCha
   if (sets.length >= 2 && unique && sets.every((s) => isPlainNonEmptyObject(Object.values(s.model as JsonObject)[0]))) {
     // TOON encodes a root object whose values are all uniform objects as a keyed table, so the
     // slices' encodings do not compose: encode the document model directly.
-    const model: JsonObject = Object.assign({}, ...sets.map((s) => s.model as JsonObject));
+    const model: JsonObject = {};
+    for (const s of sets) Object.assign(model, s.model as JsonObject);
     let text: string;
     try {
       text = encode(model, { delimiter: d });

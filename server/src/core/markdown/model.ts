@@ -17,6 +17,7 @@
  *   else an array of the slice objects.
  */
 import type { Block } from './blocks';
+import { pushAll } from '../arrays';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
 export type JsonObject = { [k: string]: JsonValue };
@@ -252,10 +253,10 @@ export function renderModel(model: JsonValue): string {
   const entries: [string, JsonValue][] = [];
   if (Array.isArray(model)) {
     for (const el of model) {
-      if (el && typeof el === 'object' && !Array.isArray(el)) entries.push(...Object.entries(el));
+      if (el && typeof el === 'object' && !Array.isArray(el)) pushAll(entries, Object.entries(el));
       else entries.push(['', el]);
     }
-  } else if (model && typeof model === 'object') entries.push(...Object.entries(model));
+  } else if (model && typeof model === 'object') pushAll(entries, Object.entries(model));
   else entries.push(['', model]);
   for (const [k, v] of entries) {
     const r = renderSliceEntry(k, v);

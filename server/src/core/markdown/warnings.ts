@@ -6,6 +6,7 @@
 import type { ParsedSlice, TextUnit } from './blocks';
 import { isRuleText } from './stats';
 import { isSpaceCode, trimEndWhile, trimTrailingLineBreaks } from './text';
+import { maxOf } from '../arrays';
 
 export interface WarningRange {
   line_start: number;
@@ -377,7 +378,7 @@ export function splitCandidateWarning(p: ParsedSlice, section: string): VerdictW
   if (triggers.length >= SPLIT_MIN_TRIGGERS) evidence = `Detected triggers: ${triggers.join(', ')}`;
   else {
     const rules = p.units.filter(isRuleText).length;
-    const steps = Math.max(0, ...p.blocks.map((b) => (b.kind === 'o' ? b.items.length : 0)));
+    const steps = maxOf(p.blocks.map((b) => (b.kind === 'o' ? b.items.length : 0)), 0);
     if (rules >= SPLIT_MIN_POLICY_RULES && steps >= SPLIT_MIN_PROCEDURE_STEPS) evidence = `Policy and procedure: ${rules} rules and a ${steps}-step procedure`;
   }
   if (!evidence) return null;

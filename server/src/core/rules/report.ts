@@ -44,6 +44,7 @@ import { checkDedupeSpans, readTargetContent } from '../report/target';
 import { isSha256Hex, lineSpans } from '../report/text';
 import { ruleCode, type DiagnosticCode } from '../codes';
 import { findingOf, pushFindings, type Rule, type RuleHit } from './rule';
+import { pushAll } from '../arrays';
 
 /**
  * A static rule has the uniform rule shape (../rules/rule.ts: code and severity from the catalogue), but
@@ -570,7 +571,7 @@ export function liveReportFindings(report: unknown, reportFsPath: string, worksp
   const out: Finding[] = [];
   for (const [entry, ee, i] of eachExactEdit(report)) {
     try {
-      out.push(...liveEntryFindings(located.loc, entry, ee, i, workspace));
+      pushAll(out, liveEntryFindings(located.loc, entry, ee, i, workspace));
     } catch {
       // a throwing workspace or an odd value: skip this entry
     }
@@ -618,7 +619,7 @@ function liveEntryFindings(loc: ReportLocation, entry: Obj, ee: Obj, i: number, 
     out.push(live('report/anchor-out-of-range', `end_line ${anchor.end} is beyond the last line (${lineCount}) of ${rel}`, [...at, 'anchor', 'end_line']));
     return out;
   }
-  if (ee.kind === 'dedupe' && anchor && anchor.start >= 1 && anchor.start <= anchor.end) out.push(...liveDedupeFindings(loc, ee, i, content.text, resolved.realPath, anchor, workspace));
+  if (ee.kind === 'dedupe' && anchor && anchor.start >= 1 && anchor.start <= anchor.end) pushAll(out, liveDedupeFindings(loc, ee, i, content.text, resolved.realPath, anchor, workspace));
   return out;
 }
 
@@ -653,7 +654,7 @@ export const reportRules: RuleSet = (value: unknown, ctx: RuleContext) => {
   const findings = staticReportFindings(value);
   if (ctx.workspace && ctx.fsPath) {
     try {
-      findings.push(...liveReportFindings(value, ctx.fsPath, ctx.workspace));
+      pushAll(findings, liveReportFindings(value, ctx.fsPath, ctx.workspace));
     } catch {
       // live checks are best effort; a throwing workspace never fails the check
     }
