@@ -21,7 +21,7 @@ import { revertEdit } from '../../server/src/core/markdown/revert';
 function windowMs(fn: () => unknown): number {
   let runs = 0;
   const t0 = performance.now();
-  let t = t0;
+  let t: number;
   do {
     fn();
     runs++;
