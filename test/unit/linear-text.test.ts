@@ -11,8 +11,7 @@ import { encode } from '@toon-format/toon';
 import { analyzeSlice, derivedModel } from '../../server/src/core/markdown/analysis';
 import { planDocument } from '../../server/src/core/markdown/engine';
 import { atxHeadingText } from '../../server/src/core/markdown/slices';
-import { longSectionWarning, normalizeRule } from '../../server/src/core/markdown/warnings';
-import { parseSlice } from '../../server/src/core/markdown/blocks';
+import { normalizeRule } from '../../server/src/core/markdown/warnings';
 import { sentences, trimEndWhile, trimTrailingLineBreaks, isSpaceCode } from '../../server/src/core/markdown/text';
 import { findToonFences } from '../../server/src/core/toon/fences';
 import { revertEdit } from '../../server/src/core/markdown/revert';
@@ -67,13 +66,6 @@ describe('#14.10: no super-linear pattern on ordinary-looking markdown', () => {
   test('list items full of ". . ." (warnings.ts rule normalization)', () => {
     const make = (n: number) => '# H\n\n' + ['must', 'never', 'always'].map((w) => `- ${w} ` + '. '.repeat(Math.floor(n / 6)) + 'x').join('\n') + '\n';
     assertLinear('dotted items', make, (s) => planDocument(s));
-  });
-
-  test('a section body ending in a long run of blank lines before text (the long_section measure)', () => {
-    const make = (n: number) => '# H\n\nmust do it\n' + '\n'.repeat(n) + 'x\n';
-    const parsed = new Map<string, ReturnType<typeof parseSlice>>();
-    const parse = (s: string) => parsed.get(s) ?? parsed.set(s, parseSlice(s, true)).get(s)!;
-    assertLinear('blank lines', make, (s) => longSectionWarning(parse(s), s, 4, 'H'));
   });
 
   test('Revert of a fence whose rendering holds a long run of line breaks (revert.ts)', () => {
