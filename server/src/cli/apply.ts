@@ -16,12 +16,24 @@
  */
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { defineCommand, flag, readError, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
+import { defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { parseJson } from '../core/json/parse';
 import { planExactEdit, type TierAllowed } from '../core/report/exactEdit';
 import { planBatch } from '../core/report/lenses';
 import { entriesOf, get, str } from '../core/report/shape';
 import { applyChangesNode, createNodeWorkspace, findGitToplevel } from '../node/workspace';
+import { readInputText } from './input';
+import { kindFromContent, kindFromSchemaUrl } from '../core/kinds';
+
+/** Why a parsed value is not a docs-hygiene report, or undefined when it is one (by `$schema` or its distinctive keys). */
+function notAReport(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value === null ? 'it is null' : Array.isArray(value) ? 'it is an array' : `it is a ${typeof value}`;
+  const schema = (value as Record<string, unknown>).$schema;
+  const bySchema = typeof schema === 'string' ? kindFromSchemaUrl(schema) : undefined;
+  const kind = bySchema ?? kindFromContent(value);
+  if (kind === 'report') return undefined;
+  return kind ? `it is a ${kind} document` : 'it lacks shortlist, entries and generated_at';
+}
 
 const USAGE = `Usage: toonlens apply <report.json> [--tier auto|confirm|all] [--dry-run] [--format text|json] [--root DIR]
 
@@ -87,15 +99,12 @@ interface EntryResult {
 export const run = defineCommand({ name: 'apply', options: OPTIONS, help: USAGE, errorExit: 2 }, async (p, io) => {
   const args = applyArgs(p);
   const reportPath = nodePath.resolve(io.cwd, args.report);
-  let text: string;
-  try {
-    text = fs.readFileSync(reportPath, 'utf8');
-  } catch (e) {
-    throw readError(args.report, e);
-  }
+  const text = readInputText(args.report, reportPath);
   const parsed = parseJson(text.replace(/^\uFEFF/, ''));
   if (!parsed.ok) throw usageError(`${args.report} is not JSON: ${parsed.problem.message}`);
   const report = parsed.value;
+  const notReport = notAReport(report);
+  if (notReport) throw usageError(`${args.report} is not a docs-hygiene report (${notReport}); nothing applied`);
   const root = args.root ? nodePath.resolve(io.cwd, args.root) : (findGitToplevel(nodePath.dirname(reportPath)) ?? nodePath.dirname(reportPath));
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw usageError(`--root ${root} is not a directory`);
   const workspace = createNodeWorkspace(root);

@@ -2,8 +2,8 @@
  * `toonlens check [--format text|json|sarif] [--fix] [--kind KIND] <files|dirs|globs…>`:
  * the editor's diagnostics for agent JSON, in CI. Exit 0: no error; 1: some error; 2: usage or I/O error.
  */
-import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, existsSync, type Stats } from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { readdirSync, lstatSync, statSync, existsSync, type Stats } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { CODES, isDiagnosticCode } from '../core/codes';
@@ -11,11 +11,15 @@ import { parse as parseJsonc } from 'jsonc-parser';
 import type { CliIO } from './io';
 import { defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { VERSION } from '../version';
-import { checkBytes, TOO_LARGE_CODE, type CheckOptions, type CheckResult, type CheckSettings } from '../core/check';
+import { checkBytes, checkTooLarge, DEFAULT_MAX_FILE_SIZE_MB, TOO_LARGE_CODE, type CheckOptions, type CheckResult, type CheckSettings } from '../core/check';
 import { detectKind } from '../core/kinds';
 import { applyFixes } from '../core/json/edits';
 import { parseJson } from '../core/json/parse';
 import { createNodeWorkspace } from '../node/workspace';
+import { readRegularFile, readRegularText } from '../node/files';
+import { WriteRefused, realRoot, replaceFile } from '../node/safeWrite';
+import { sha256Hex } from '../core/report/text';
+import { isInside } from '../core/report/paths';
 import { LineIndex } from '../core/lineIndex';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, type WorkspaceReader } from '../core/types';
 import { pushAll } from '../core/arrays';
@@ -157,18 +161,18 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
   const workspaces = new Map<string, WorkspaceReader | undefined>();
 
   for (const { abs, explicit } of files) {
-    let bytes: Uint8Array;
-    try {
-      bytes = readFileSync(abs);
-    } catch (err) {
-      io.stderr(`toonlens check: cannot read '${display(io.cwd, abs)}': ${(err as NodeJS.ErrnoException).code ?? String(err)}\n`);
-      ioError = true;
-      continue;
-    }
     const root = repositoryRoot(abs, io.cwd);
     if (!workspaces.has(root)) workspaces.set(root, workspaceFactory?.(root));
     const opts: CheckOptions = { fsPath: abs, settings: { ...workspaceSettings(root), ...definedOnly(settings) }, kind: args.kind, workspace: workspaces.get(root) };
-    let result = checkBytes(bytes, opts);
+    // Only a regular file within the size limit is read (never a FIFO, a device or a directory; never past the limit).
+    const read = readRegularFile(abs, (opts.settings?.maxFileSizeMB ?? DEFAULT_MAX_FILE_SIZE_MB) * 1024 * 1024);
+    if (!read.ok && read.code !== 'too-large') {
+      io.stderr(`toonlens check: cannot read '${display(io.cwd, abs)}': it ${read.reason}\n`);
+      ioError = true;
+      continue;
+    }
+    const bytes = read.ok ? read.bytes : undefined;
+    let result = bytes ? checkBytes(bytes, opts) : checkTooLarge(read.ok ? Buffer.alloc(0) : (read.head ?? Buffer.alloc(0)), read.ok ? 0 : (read.size ?? 0), opts);
     const tooLarge = result.diagnostics.some((d) => d.code === TOO_LARGE_CODE);
     if (!result.kind && tooLarge && explicit) {
       io.stderr(`toonlens check: ${display(io.cwd, abs)}: ${result.diagnostics[0]!.message}\n`);
@@ -182,8 +186,8 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     }
     checked++;
 
-    if (args.fix) {
-      const fixed = fixFile(abs, result, opts, io);
+    if (args.fix && bytes) {
+      const fixed = fixFile(abs, bytes, root, result, opts, io);
       if (fixed === 'io-error') ioError = true;
       else if (fixed) result = fixed;
     }
@@ -211,23 +215,24 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
   return errors > 0 && !args.exitZero ? 1 : 0;
 });
 
-/** Applies the unattended fixes and writes the file atomically; returns the re-check, undefined when nothing changed. */
-function fixFile(abs: string, result: CheckResult, opts: CheckOptions, io: CliIO): CheckResult | undefined | 'io-error' {
+/**
+ * Applies the unattended fixes and writes the file through the one verified atomic writer
+ * (node/safeWrite.ts): only inside the file's repository (else the cwd, else its folder), never into .git,
+ * only while the file still has the bytes that were checked, keeping its mode; a symlinked file is
+ * written through to its target. Returns the re-check, undefined when nothing changed.
+ */
+function fixFile(abs: string, bytes: Uint8Array, root: string, result: CheckResult, opts: CheckOptions, io: CliIO): CheckResult | undefined | 'io-error' {
   const fixes: JsonFix[] = result.diagnostics.flatMap((d) => d.fixes ?? []).filter((f) => f.fixAll);
   if (fixes.length === 0 || result.text === undefined) return undefined;
   const next = applyFixes(result.text, fixes);
   if (next === result.text) return undefined;
-  const tmp = join(dirname(abs), `.${basename(abs)}.toonlens-${process.pid}.tmp`);
+  const writeRoot = realRoot(isInside(root, abs) ? root : dirname(abs));
   try {
-    writeFileSync(tmp, next, 'utf8');
-    renameSync(tmp, abs);
+    if (writeRoot === undefined) throw new WriteRefused(`its folder ${root} does not exist`);
+    replaceFile(writeRoot, abs, sha256Hex(bytes), new TextEncoder().encode(next));
   } catch (err) {
-    try {
-      if (existsSync(tmp)) unlinkSync(tmp);
-    } catch {
-      // the temp file is ours; failing to remove it must not hide the real error
-    }
-    io.stderr(`toonlens check: cannot write '${display(io.cwd, abs)}': ${(err as NodeJS.ErrnoException).code ?? String(err)}\n`);
+    const why = err instanceof WriteRefused ? err.message : ((err as NodeJS.ErrnoException).code ?? String(err));
+    io.stderr(`toonlens check: not fixed '${display(io.cwd, abs)}': ${why}\n`);
     return 'io-error';
   }
   io.stderr(`toonlens check: fixed ${display(io.cwd, abs)} (${fixes.length} fix${fixes.length === 1 ? '' : 'es'})\n`);
@@ -243,8 +248,9 @@ function positionMapper(text: string | undefined): (offset: number) => Position 
 }
 
 /**
- * Every file under `dir` that `accept` takes, depth first in name order, skipping node_modules and .git.
- * Unreadable folders and files are passed over.
+ * Every regular file under `dir` that `accept` takes, depth first in name order, skipping node_modules
+ * and .git. Symlinked folders are not followed (no loops, no walking out of the tree); a symlink to a
+ * regular file is taken. FIFOs, devices, sockets and unreadable entries are passed over.
  */
 function walkFiles(dir: string, accept: (path: string, name: string, size: number) => boolean): string[] {
   const out: string[] = [];
@@ -262,13 +268,17 @@ function walkFiles(dir: string, accept: (path: string, name: string, size: numbe
       const p = join(d, n);
       let st: Stats;
       try {
-        st = statSync(p);
+        st = lstatSync(p);
+        if (st.isSymbolicLink()) {
+          st = statSync(p);
+          if (!st.isFile()) continue;
+        }
       } catch {
         continue;
       }
       if (st.isDirectory()) {
         if (!SKIPPED_DIRS.has(n)) subdirs.push(p);
-      } else if (accept(p, n, st.size)) {
+      } else if (st.isFile() && accept(p, n, st.size)) {
         out.push(p);
       }
     }
@@ -289,7 +299,9 @@ function recognized(path: string, size: number, cwd: string): boolean {
   if (detectKind('', undefined, kindOpts)) return true;
   if (size > 50 * 1024 * 1024) return false;
   try {
-    const raw = readFileSync(path, 'utf8');
+    const read = readRegularText(path, 50 * 1024 * 1024);
+    if (!read.ok) return false;
+    const raw = read.text;
     const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
     const parsed = parseJson(text);
     return detectKind(text, parsed.ok ? parsed.value : parsed.partial, kindOpts) !== undefined;
@@ -324,7 +336,9 @@ export function workspaceSettings(root: string): CheckSettings {
   if (cached) return cached;
   cached = {};
   try {
-    const raw = parseJsonc(readFileSync(join(root, '.vscode', 'settings.json'), 'utf8'), [], { allowTrailingComma: true }) as Record<string, unknown> | undefined;
+    const file = readRegularText(join(root, '.vscode', 'settings.json'), 4 * 1024 * 1024);
+    if (!file.ok) throw new Error(file.reason);
+    const raw = parseJsonc(file.text, [], { allowTrailingComma: true }) as Record<string, unknown> | undefined;
     const kinds = raw?.['toonlens.documentKinds'];
     if (kinds && typeof kinds === 'object' && !Array.isArray(kinds)) {
       cached.documentKinds = Object.fromEntries(Object.entries(kinds).filter(([, k]) => DOCUMENT_KINDS.includes(k as DocumentKind))) as Record<string, DocumentKind>;

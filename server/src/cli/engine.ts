@@ -7,11 +7,12 @@
  * --json, the producer's codes: bad_request, input_not_found, invalid_toon, internal; io is ours)
  * and when --fail-on matches.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { decode } from '@toon-format/toon';
 import type { CliIO } from './io';
-import { CliError, defineCommand, flag, readError, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
+import { CliError, defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
+import { readInputText } from './input';
 import { displayWidth, truncateToWidth } from './textWidth';
 import { convertDocument, planDocument, profileDocument, type EngineOptions, type EngineMode, type PlanResult, type VerdictV1 } from '../core/markdown/engine';
 import { VERDICTS } from '../core/policy';
@@ -98,12 +99,7 @@ async function readInput(p: ParsedArgs, io: CliIO): Promise<{ text: string; sour
   if (positionals.length !== 1) throw usageError(positionals.length ? 'give exactly one file' : 'missing input: give a file or --stdin');
   const name = positionals[0]!;
   const file = path.resolve(io.cwd, name);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw readError(name, e);
-  }
+  const text = readInputText(name, file);
   const ext = path.extname(file).toLowerCase();
   return { text, sourceType: ext === '.md' || ext === '.markdown' || ext === '.mdx' ? 'markdown' : 'text', name };
 }
@@ -363,11 +359,7 @@ export const runPlan = command('plan', { ...COMMON, out: { type: 'string' }, del
 function readToon(p: ParsedArgs, io: CliIO): { text: string; name: string } {
   if (p.positionals.length !== 1) throw usageError(p.positionals.length ? 'give exactly one .toon file' : 'missing FILE.toon');
   const name = p.positionals[0]!;
-  try {
-    return { text: readFileSync(path.resolve(io.cwd, name), 'utf8').replace(/\r?\n$/, ''), name };
-  } catch (e) {
-    throw readError(name, e);
-  }
+  return { text: readInputText(name, path.resolve(io.cwd, name)).replace(/\r?\n$/, ''), name };
 }
 
 function strictDecode(text: string, name: string): unknown {

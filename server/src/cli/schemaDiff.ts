@@ -8,9 +8,9 @@
  *
  * Exit: 1 when any change is breaking, 0 otherwise, 2 on an error (bad_request, input_not_found, io).
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { defineCommand, readError, stringValue, usageError } from './args';
+import { defineCommand, stringValue, usageError } from './args';
+import { readInputText } from './input';
 import { diffSchemas, formatChangeLine, hasBreaking, schemaRoleFromFileName, type SchemaRole } from '../core/schemaDiff';
 
 export const SCHEMA_DIFF_HELP = `Usage: toonlens schema-diff <old.json> <new.json> [--role input|output] [--format text|json]
@@ -35,12 +35,7 @@ Exit status: 1 when anything is breaking, 0 otherwise, 2 on an error (bad_reques
 
 function readSchema(file: string, cwd: string): unknown {
   const abs = resolve(cwd, file);
-  let text: string;
-  try {
-    text = readFileSync(abs, 'utf8');
-  } catch (err) {
-    throw readError(file, err);
-  }
+  const text = readInputText(file, abs);
   try {
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {

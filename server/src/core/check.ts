@@ -158,18 +158,24 @@ function tooLarge(size: number, limitMB: number): CoreDiagnostic {
 }
 
 /**
+ * The result for a file over the size limit, from its first 64 KB and its size (the file is never read
+ * whole): not decoded, the kind comes from the name or the head. The diagnostic is returned even without
+ * a kind, so a caller that named the file (the CLI) can say why it was not checked.
+ */
+export function checkTooLarge(head: Uint8Array, size: number, opts: CheckOptions = {}): CheckResult {
+  const limitMB = opts.settings?.maxFileSizeMB ?? DEFAULT_MAX_FILE_SIZE_MB;
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(head.subarray(0, 65536));
+  const kind = opts.kind ?? kindFromTextPrefix(text, kindOpts(opts));
+  return { kind, diagnostics: [tooLarge(size, limitMB)] };
+}
+
+/**
  * Diagnoses a file's bytes (the CLI path): binary content (NUL) or invalid UTF-8 gives one `json-syntax`
  * error and nothing else; a UTF-8 BOM is kept in the decoded text (offsets count it) and ignored by the parser.
  */
 export function checkBytes(bytes: Uint8Array, opts: CheckOptions = {}): CheckResult {
   const limitMB = opts.settings?.maxFileSizeMB ?? DEFAULT_MAX_FILE_SIZE_MB;
-  if (bytes.length > limitMB * 1024 * 1024) {
-    // Not decoded: the kind comes from the name or the first 64 KB. The diagnostic is returned even without
-    // a kind, so a caller that named the file (the CLI) can say why it was not checked.
-    const head = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, 65536));
-    const kind = opts.kind ?? kindFromTextPrefix(head, kindOpts(opts));
-    return { kind, diagnostics: [tooLarge(bytes.length, limitMB)] };
-  }
+  if (bytes.length > limitMB * 1024 * 1024) return checkTooLarge(bytes.subarray(0, 65536), bytes.length, opts);
   const nul = bytes.indexOf(0);
   if (nul >= 0) return undecodable(opts, `Not JSON: binary content (NUL byte at byte ${nul})`);
   let text: string;

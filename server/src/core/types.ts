@@ -86,7 +86,14 @@ export interface WorkspaceReader {
   realpath(absPath: string): string | undefined;
   /** Live git state of a file, or undefined when unknown (no git, not a repository). */
   gitState(absPath: string): { tracked: boolean; clean: boolean } | undefined;
+  /** What is at the path itself, symlinks not followed; undefined when nothing is there. Optional: fakes may omit it. */
+  entryType?(absPath: string): EntryType | undefined;
+  /** Whether a directory is a git directory (HEAD, objects/ and refs/ inside), whatever its name. Optional. */
+  isGitDir?(absPath: string): boolean;
 }
+
+/** The type of a directory entry, as lstat sees it. */
+export type EntryType = 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'character device' | 'block device' | 'unknown';
 
 /** Context handed to every rule set. */
 export interface RuleContext {

@@ -5,7 +5,6 @@
  * The core plans every change under the sha256 guard and workspace containment; this module only turns
  * the plan into one WorkspaceEdit, which the client applies, so Undo reverts it.
  */
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import {
   CreateFile,
@@ -29,6 +28,9 @@ import { isJsonDocument, jsonAnalyzer, OFF_THREAD_MIN_CHARS, type JsonAnalyzer }
 import { CHANGE_DELAY_MS } from './diagnostics';
 import type { ToonLensSettings } from './settings';
 import { COMMANDS, type ConfirmParams } from './protocol';
+import { readRegularFile, readRegularText } from '../node/files';
+import { realRoot, verifyWriteTarget } from '../node/safeWrite';
+import { sha256Hex } from '../core/report/text';
 
 /** What the apply commands answer (the client shows the message when nothing was applied). */
 export interface ApplyOutcome {
@@ -42,28 +44,31 @@ function showMessage(ctx: FeatureContext, params: { type: MessageType; message: 
   ctx.showMessage(params.type, params.message);
 }
 
-/** The text an edit's offsets point into, as the editor will see the file (VS Code hides a BOM). */
-function editorTextOf(ctx: FeatureContext, absPath: string): { doc: TextDocument; version: number | null } | undefined {
-  const uri = pathToFileURL(absPath).toString();
-  const open = ctx.documents.all().find((d) => ctx.fsPathOf(d.uri) === absPath);
+/** The text an edit's offsets point into, as the editor will see the file (VS Code and Neovim hide a BOM). */
+function editorTextOf(ctx: FeatureContext, absPath: string, verifiedReal: string, baseSha256: string): { doc: TextDocument; version: number | null } | string {
+  const open = ctx.documents.all().find((d) => ctx.fsPathOf(d.uri) === absPath || ctx.fsPathOf(d.uri) === verifiedReal);
   if (open) return { doc: open, version: open.version };
-  try {
-    const text = readFileSync(absPath, 'utf8');
-    return { doc: TextDocument.create(uri, 'plaintext', 0, text), version: null };
-  } catch {
-    return undefined;
-  }
+  const read = readRegularFile(verifiedReal);
+  if (!read.ok) return `${absPath} ${read.reason}`;
+  if (sha256Hex(read.bytes) !== baseSha256) return `${absPath} changed since the edit was planned; re-run the check`;
+  const text = read.bytes.toString('utf8');
+  // An unopened file's BOM is not a character in the editor's model: positions are computed without it.
+  const shown = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return { doc: TextDocument.create(pathToFileURL(verifiedReal).toString(), 'plaintext', 0, shown), version: null };
 }
 
-/** The plan's file changes as one WorkspaceEdit (documentChanges, in order). */
+/** The plan's file changes as one WorkspaceEdit (documentChanges, in order), after the write-time safety re-check. */
 export function toWorkspaceEdit(ctx: FeatureContext, changes: readonly FileChange[]): WorkspaceEdit | string {
+  const verified = verifyWorkspaceEditTargets(ctx, changes);
+  if (typeof verified === 'string') return verified;
+  const uriOf = (p: string) => pathToFileURL(verified.get(p) ?? p).toString();
   const documentChanges: WorkspaceEdit['documentChanges'] = [];
   for (const c of changes) {
     switch (c.type) {
       case 'edit': {
-        const target = editorTextOf(ctx, c.absPath);
-        if (!target) return `cannot read ${c.absPath}`;
-        // Offsets count a disk BOM as U+FEFF at 0; an open document's text (and VS Code's model) does not have it.
+        const target = editorTextOf(ctx, c.absPath, verified.get(c.absPath) ?? c.absPath, c.baseSha256);
+        if (typeof target === 'string') return target;
+        // Offsets count a disk BOM as U+FEFF at 0; the editor's text (open, or as built above) does not have it.
         const bomShift = c.diskBom && target.doc.getText().charCodeAt(0) !== 0xfeff ? 1 : 0;
         const edits: LspTextEdit[] = c.edits.map((e) => ({
           range: { start: target.doc.positionAt(e.start - bomShift), end: target.doc.positionAt(e.end - bomShift) },
@@ -73,21 +78,55 @@ export function toWorkspaceEdit(ctx: FeatureContext, changes: readonly FileChang
         break;
       }
       case 'create': {
-        const uri = pathToFileURL(c.absPath).toString();
+        const uri = uriOf(c.absPath);
         // CreateFile carries no content: the text follows as an edit of the new, empty file.
         documentChanges.push(CreateFile.create(uri, { overwrite: false, ignoreIfExists: false }));
         if (c.text) documentChanges.push(TextDocumentEdit.create({ uri, version: null }, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: c.text }]));
         break;
       }
       case 'delete':
-        documentChanges.push(DeleteFile.create(pathToFileURL(c.absPath).toString(), { recursive: false, ignoreIfNotExists: false }));
+        documentChanges.push(DeleteFile.create(uriOf(c.absPath), { recursive: false, ignoreIfNotExists: false }));
         break;
       case 'rename':
-        documentChanges.push(RenameFile.create(pathToFileURL(c.from).toString(), pathToFileURL(c.to).toString(), { overwrite: false, ignoreIfExists: false }));
+        documentChanges.push(RenameFile.create(uriOf(c.from), uriOf(c.to), { overwrite: false, ignoreIfExists: false }));
         break;
     }
   }
   return { documentChanges };
+}
+
+// ───────────── write-time safety re-check (issue #14 items 2 and 4) ─────────────
+
+/**
+ * Re-checks, at the moment the WorkspaceEdit is built, every path it will write: the real location (every
+ * component resolved) inside the workspace folder holding it, outside every git directory, never through
+ * a dangling symlink; creates and rename destinations must not exist (not even as a dangling symlink);
+ * deleted and moved files must be regular files, not symlinks. Returns each path's verified real path
+ * (what the edit then addresses), or the first reason to send nothing at all.
+ */
+export function verifyWorkspaceEditTargets(ctx: FeatureContext, changes: readonly FileChange[]): Map<string, string> | string {
+  const out = new Map<string, string>();
+  const check = (absPath: string, opts: { mustNotExist?: boolean; followFinalSymlink?: boolean }): string | undefined => {
+    const root = ctx.workspaceRootOf(pathToFileURL(absPath).toString());
+    const rootReal = root ? realRoot(root) : undefined;
+    if (!rootReal) return `${absPath} is not inside a workspace folder; nothing applied`;
+    const v = verifyWriteTarget(rootReal, absPath, opts);
+    if (!v.ok) return `${v.reason}; nothing applied`;
+    out.set(absPath, v.real);
+    return undefined;
+  };
+  for (const c of changes) {
+    const why =
+      c.type === 'edit'
+        ? check(c.absPath, { followFinalSymlink: true })
+        : c.type === 'create'
+          ? check(c.absPath, { mustNotExist: true })
+          : c.type === 'delete'
+            ? check(c.absPath, {})
+            : (check(c.from, {}) ?? check(c.to, { mustNotExist: true }));
+    if (why) return why;
+  }
+  return out;
 }
 
 function reportContext(ctx: FeatureContext, reportFsPath: string) {
@@ -96,11 +135,9 @@ function reportContext(ctx: FeatureContext, reportFsPath: string) {
   const workspace = ctx.getWorkspaceReader(uri);
   let text: string | undefined = doc?.getText();
   if (text === undefined) {
-    try {
-      text = readFileSync(reportFsPath, 'utf8');
-    } catch {
-      return undefined;
-    }
+    const read = readRegularText(reportFsPath);
+    if (!read.ok) return undefined;
+    text = read.text;
   }
   let report: unknown;
   try {
@@ -131,7 +168,10 @@ const entryNumber = (entryIndex: number) => entryIndex + 1;
 
 /** The text a planned change's offsets point into (open buffer first, else the file as the editor shows it). */
 function textForPreview(ctx: FeatureContext, absPath: string): string | undefined {
-  return editorTextOf(ctx, absPath)?.doc.getText();
+  const open = ctx.documents.all().find((d) => ctx.fsPathOf(d.uri) === absPath);
+  if (open) return open.getText();
+  const read = readRegularText(absPath); // the disk text as planned (offsets count a BOM), regular files only
+  return read.ok ? read.text : undefined;
 }
 
 /** The confirm dialog of one entry: file, line range and a preview of what changes, and how to undo it. */

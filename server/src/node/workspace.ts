@@ -5,16 +5,17 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { WorkspaceReader } from '../core/types';
 import type { FileChange, WorkspaceWriter } from '../core/report/changes';
 import { applyTextEdits } from '../core/report/changes';
-import { isInside } from '../core/report/paths';
+import { isInside, realLocation } from '../core/report/paths';
 import { decodeUtf8, sha256Hex } from '../core/report/text';
+import { MAX_INPUT_BYTES, entryTypeOf, liveFsView, looksLikeGitDir, readRegularFile, realpathOrUndefined } from './files';
+import { WriteRefused, createFile, deleteFile, moveFile, realRoot, removeMadeDir, replaceFile } from './safeWrite';
 
 const GIT_TIMEOUT_MS = 5000;
-/** Files larger than this are not read (a report never needs them; a huge read would stall the server). */
-const MAX_READ_BYTES = 64 * 1024 * 1024;
+/** How long a "is this folder a git directory" answer is reused by a reader (lenses ask for every entry). */
+const GIT_DIR_TTL_MS = 2000;
 
 function git(cwd: string, args: string[]): string | undefined {
   try {
@@ -49,24 +50,24 @@ export function createNodeWorkspace(root: string, openText: (absPath: string) =>
     if (!toplevels.has(dir)) toplevels.set(dir, findGitToplevel(dir));
     return toplevels.get(dir);
   };
+  const gitDirs = new Map<string, { at: number; is: boolean }>();
   return {
     root: rootAbs,
     openText,
     readFile(absPath) {
-      try {
-        const st = fs.statSync(absPath);
-        if (!st.isFile() || st.size > MAX_READ_BYTES) return undefined;
-        return fs.readFileSync(absPath);
-      } catch {
-        return undefined;
-      }
+      const r = readRegularFile(absPath, MAX_INPUT_BYTES);
+      return r.ok ? r.bytes : undefined;
     },
-    realpath(absPath) {
-      try {
-        return fs.realpathSync.native(absPath);
-      } catch {
-        return undefined;
-      }
+    realpath: realpathOrUndefined,
+    entryType: entryTypeOf,
+    isGitDir(absPath) {
+      const hit = gitDirs.get(absPath);
+      const now = Date.now();
+      if (hit && now - hit.at < GIT_DIR_TTL_MS) return hit.is;
+      const is = looksLikeGitDir(absPath);
+      if (gitDirs.size > 10000) gitDirs.clear();
+      gitDirs.set(absPath, { at: now, is });
+      return is;
     },
     gitState(absPath) {
       let real: string;
@@ -98,160 +99,90 @@ export function createNodeWorkspace(root: string, openText: (absPath: string) =>
 
 type Undo = () => void;
 
-function tempPathBeside(absPath: string): string {
-  return nodePath.join(nodePath.dirname(absPath), `.${nodePath.basename(absPath)}.toonlens-${randomBytes(6).toString('hex')}.tmp`);
-}
-
-/** Creates `dest` with `data`, failing if anything (even a dangling symlink) is already there. */
-function createExclusive(dest: string, data: Uint8Array, mode?: number): void {
-  const tmp = tempPathBeside(dest);
-  fs.writeFileSync(tmp, data, { flag: 'wx', mode });
-  try {
-    linkNoClobber(tmp, dest);
-  } finally {
-    fs.rmSync(tmp, { force: true });
-  }
-}
-
-/** Hard-links `from` to `to` (fails when `to` exists); falls back to an exclusive copy where links are unsupported. */
-function linkNoClobber(from: string, to: string): void {
-  try {
-    fs.linkSync(from, to);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EOPNOTSUPP') throw e;
-    fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
-  }
-}
-
-function lstatOrUndefined(p: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(p);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Directories to create for `absPath`'s parent, outermost first, all inside the root. */
-function missingParents(absPath: string): string[] {
-  const out: string[] = [];
-  let dir = nodePath.dirname(absPath);
-  while (!lstatOrUndefined(dir)) {
-    out.unshift(dir);
-    const up = nodePath.dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return out;
-}
-
 /**
- * Applies planned changes under `root`, all or nothing: every path is re-checked for containment
- * (symlinks included), every edited/deleted/renamed file is re-hashed against the plan, creates and
- * renames never overwrite, and edits are written to a temp file and renamed over the original. On a
- * failure midway, what was done is undone.
+ * Applies planned changes under `root`, all or nothing. Every path is checked by the containment walk
+ * when the plan is prepared and again, through server/src/node/safeWrite.ts, immediately before each
+ * operation, which then runs on the verified folder: edits replace the file atomically only while it
+ * still has the planned bytes, creates and moves never overwrite (a dangling symlink included), deletes
+ * re-hash first. On a failure midway, what was done is undone (newest first).
  */
 export function applyChangesNode(changes: readonly FileChange[], root: string): { ok: true } | { ok: false; reason: string } {
-  let rootReal: string;
-  try {
-    rootReal = fs.realpathSync.native(nodePath.resolve(root));
-  } catch {
-    return { ok: false, reason: 'the workspace root does not exist' };
-  }
+  const rootReal = realRoot(root);
+  if (rootReal === undefined) return { ok: false, reason: 'the workspace root does not exist' };
   const rootAbs = nodePath.resolve(root);
-  // Containment: lexically inside the root, and the nearest existing ancestor really inside it.
-  const contained = (p: string): boolean => {
-    if (!nodePath.isAbsolute(p) || p.includes('\0') || (!isInside(rootAbs, p) && !isInside(rootReal, p))) return false;
-    const rel = nodePath.relative(isInside(rootAbs, p) ? rootAbs : rootReal, p);
-    if (rel.split(nodePath.sep).some((s) => s.toLowerCase() === '.git')) return false;
-    let probe = p;
-    for (;;) {
-      try {
-        return isInside(rootReal, fs.realpathSync.native(probe));
-      } catch {
-        const up = nodePath.dirname(probe);
-        if (up === probe) return false;
-        probe = up;
-      }
-    }
-  };
-  const regularFile = (p: string) => lstatOrUndefined(p)?.isFile() === true;
+  const lexicallyInside = (p: string) => nodePath.isAbsolute(p) && !p.includes('\0') && (isInside(rootAbs, p) || isInside(rootReal, p));
   const seen = new Set<string>();
-  const prepared: { change: FileChange; bytes?: Buffer; original?: Buffer; mode?: number }[] = [];
+  const prepared: { change: FileChange; bytes?: Buffer; original?: Buffer }[] = [];
   for (const c of changes) {
     const paths = c.type === 'rename' ? [c.from, c.to] : [c.absPath];
     for (const p of paths) {
-      if (!contained(p)) return { ok: false, reason: `${p} is outside the workspace` };
+      if (!lexicallyInside(p)) return { ok: false, reason: `${p} is outside the workspace` };
+      const where = realLocation(p, nodePath.parse(p).root, rootReal, liveFsView, p);
+      if (!where.ok) return { ok: false, reason: where.reason };
       if (seen.has(p)) return { ok: false, reason: `${p} is changed twice in one plan` };
       seen.add(p);
     }
     if (c.type === 'create') {
-      if (lstatOrUndefined(c.absPath)) return { ok: false, reason: `${c.absPath} already exists` };
+      if (entryTypeOf(c.absPath) !== undefined) return { ok: false, reason: `${c.absPath} already exists` };
       prepared.push({ change: c, bytes: Buffer.from(c.text, 'utf8') });
       continue;
     }
     const src = c.type === 'rename' ? c.from : c.absPath;
-    if (!regularFile(src)) return { ok: false, reason: `${src} is not a regular file` };
-    if (c.type === 'rename' && lstatOrUndefined(c.to)) return { ok: false, reason: `${c.to} already exists` };
-    const original = fs.readFileSync(src);
-    if (sha256Hex(original) !== c.baseSha256) return { ok: false, reason: `${src} changed since it was planned; re-run the check` };
-    if (c.type === 'edit') {
-      const text = decodeUtf8(original);
-      if (text === undefined) return { ok: false, reason: `${src} is not UTF-8 text` };
-      const sorted = [...c.edits].sort((a, b) => a.start - b.start);
-      for (let k = 0; k < sorted.length; k++) {
-        const e = sorted[k]!;
-        if (!(Number.isSafeInteger(e.start) && Number.isSafeInteger(e.end) && 0 <= e.start && e.start <= e.end && e.end <= text.length)) return { ok: false, reason: 'an edit lies outside the file' };
-        if (k > 0 && sorted[k - 1]!.end > e.start) return { ok: false, reason: 'edits overlap' };
-      }
-      prepared.push({ change: c, original, bytes: Buffer.from(applyTextEdits(text, c.edits), 'utf8'), mode: fs.statSync(src).mode & 0o7777 });
-    } else {
-      prepared.push({ change: c, original });
+    if (c.type === 'rename' && entryTypeOf(c.to) !== undefined) return { ok: false, reason: `${c.to} already exists` };
+    if (c.type !== 'edit') {
+      prepared.push({ change: c });
+      continue;
     }
+    const read = readRegularFile(src, MAX_INPUT_BYTES);
+    if (!read.ok) return { ok: false, reason: `${src} ${read.reason}` };
+    if (sha256Hex(read.bytes) !== c.baseSha256) return { ok: false, reason: `${src} changed since it was planned; re-run the check` };
+    const text = decodeUtf8(read.bytes);
+    if (text === undefined) return { ok: false, reason: `${src} is not UTF-8 text` };
+    const sorted = [...c.edits].sort((a, b) => a.start - b.start);
+    for (let k = 0; k < sorted.length; k++) {
+      const e = sorted[k]!;
+      if (!(Number.isSafeInteger(e.start) && Number.isSafeInteger(e.end) && 0 <= e.start && e.start <= e.end && e.end <= text.length)) return { ok: false, reason: 'an edit lies outside the file' };
+      if (k > 0 && sorted[k - 1]!.end > e.start) return { ok: false, reason: 'edits overlap' };
+    }
+    prepared.push({ change: c, original: read.bytes, bytes: Buffer.from(applyTextEdits(text, c.edits), 'utf8') });
   }
 
   const order = { create: 0, edit: 1, rename: 2, delete: 3 } as const;
   prepared.sort((a, b) => order[a.change.type] - order[b.change.type]);
   const undo: Undo[] = [];
+  const made: string[] = [];
+  const undoMade = (from: number) => () => {
+    for (const dir of made.splice(from).reverse()) removeMadeDir(rootReal, dir);
+  };
   try {
     for (const p of prepared) {
       const c = p.change;
-      if (c.type === 'create' || c.type === 'rename') {
-        const dest = c.type === 'create' ? c.absPath : c.to;
-        for (const dir of missingParents(dest)) {
-          fs.mkdirSync(dir);
-          undo.push(() => fs.rmdirSync(dir));
+      if (c.type === 'create') {
+        const before = made.length;
+        try {
+          createFile(rootReal, c.absPath, p.bytes!, made);
+        } finally {
+          if (made.length > before) undo.push(undoMade(before));
         }
-        if (!contained(dest)) throw new Error(`${dest} is outside the workspace`);
-        if (c.type === 'create') {
-          createExclusive(dest, p.bytes!);
-          undo.push(() => fs.rmSync(dest, { force: true }));
-        } else {
-          if (sha256Hex(fs.readFileSync(c.from)) !== c.baseSha256) throw new Error(`${c.from} changed during the apply`);
-          linkNoClobber(c.from, c.to);
-          fs.unlinkSync(c.from);
-          undo.push(() => {
-            linkNoClobber(c.to, c.from);
-            fs.unlinkSync(c.to);
-          });
+        const created = p.bytes!;
+        undo.push(() => void deleteFile(rootReal, c.absPath, sha256Hex(created)));
+      } else if (c.type === 'rename') {
+        const before = made.length;
+        try {
+          moveFile(rootReal, c.from, c.to, c.baseSha256, made);
+        } finally {
+          if (made.length > before) undo.push(undoMade(before));
         }
+        undo.push(() => moveFile(rootReal, c.to, c.from, c.baseSha256, []));
       } else if (c.type === 'edit') {
-        const tmp = tempPathBeside(c.absPath);
-        fs.writeFileSync(tmp, p.bytes!, { flag: 'wx', mode: p.mode });
-        if (sha256Hex(fs.readFileSync(c.absPath)) !== c.baseSha256) {
-          fs.rmSync(tmp, { force: true });
-          throw new Error(`${c.absPath} changed during the apply`);
-        }
-        fs.renameSync(tmp, c.absPath);
-        undo.push(() => {
-          const back = tempPathBeside(c.absPath);
-          fs.writeFileSync(back, p.original!, { flag: 'wx', mode: p.mode });
-          fs.renameSync(back, c.absPath);
-        });
+        const target = realpathOrUndefined(c.absPath) ?? c.absPath;
+        replaceFile(rootReal, target, c.baseSha256, p.bytes!);
+        const written = p.bytes!;
+        const original = p.original!;
+        undo.push(() => replaceFile(rootReal, target, sha256Hex(written), original));
       } else {
-        if (sha256Hex(fs.readFileSync(c.absPath)) !== c.baseSha256) throw new Error(`${c.absPath} changed during the apply`);
-        fs.unlinkSync(c.absPath);
-        undo.push(() => createExclusive(c.absPath, p.original!));
+        const gone = deleteFile(rootReal, c.absPath, c.baseSha256);
+        undo.push(() => createFile(rootReal, c.absPath, gone.bytes, [], gone.mode));
       }
     }
     return { ok: true };
@@ -263,7 +194,7 @@ export function applyChangesNode(changes: readonly FileChange[], root: string): 
         // best effort: keep undoing the rest
       }
     }
-    return { ok: false, reason: e instanceof Error ? e.message : String(e) };
+    return { ok: false, reason: e instanceof WriteRefused || e instanceof Error ? e.message : String(e) };
   }
 }
 

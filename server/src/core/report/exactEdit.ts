@@ -37,11 +37,11 @@ import * as nodePath from 'node:path';
 import type { Finding, WorkspaceReader } from '../types';
 import { staticReportFindings } from '../rules/report';
 import { applyTextEdits, type FileChange } from './changes';
-import { locateProjectRoot, resolveInsideRoot, type ReportLocation, type ResolvedPath } from './paths';
+import { locateProjectRoot, notARegularFile, resolveInsideRoot, type ReportLocation, type ResolvedPath } from './paths';
 import { deriveSafetyTier, type GitState, type SafetyTier } from './safetyTier';
 import { KIND_CHARACTERIZATION, LIFECYCLE_KINDS, entriesOf, get, isKind, isObj, lifecycleOfEdit, lineAnchor, str, type ExactEditKind, type Obj } from './shape';
 import { checkDedupeSpans, readTargetContent, type TargetContent } from './target';
-import { eolOf, lineRangeOffsets, lineSpans } from './text';
+import { eolOf, isSha256Hex, lineRangeOffsets, lineSpans } from './text';
 
 export type TierAllowed = 'auto' | 'confirm' | 'all';
 
@@ -144,6 +144,9 @@ function planUnsafe(report: unknown, entryIndex: number, workspace: WorkspaceRea
   if (rel.endsWith('/')) return refuse('not-applicable', `${rel} is a directory aggregate: ToonLens applies edits to files only`, { kind });
   const target = resolveInsideRoot(loc, rel, workspace);
   if (!target.ok) return refuse('unsafe-path', target.reason, { kind });
+  if (!isSha256Hex(ee.expected_sha256)) return refuse('invalid-entry', `expected_sha256 ${JSON.stringify(ee.expected_sha256)} is not a sha256 (64 lowercase hex digits); the edit cannot be guarded`, { kind });
+  const notFile = notARegularFile(rel, target);
+  if (notFile) return refuse('not-applicable', notFile, { kind });
   const content = readTargetContent(workspace, target);
   if (!content) return refuse('missing-target', `${rel} does not exist`, { kind });
   if (content.sha256 !== ee.expected_sha256) return refuse('stale', `${rel} changed since generated_at; re-run the check`, { kind });
@@ -237,7 +240,7 @@ function planMoveToArchive(ctx: KindContext): KindPlan {
   if (dest.isSymlink) return fail('unsafe-path', `${destRel} is a symlink; not written through`);
   const wholeFile = r.startLine === 1 && r.endLine === r.lineCount && r.next === r.text.length;
   const destContent = dest.realPath !== undefined || ctx.workspace.openText(dest.absPath) !== undefined ? readTargetContent(ctx.workspace, dest) : undefined;
-  if (dest.realPath !== undefined && !destContent) return fail('not-applicable', `${destRel} exists but is not a readable file`);
+  if (dest.realPath !== undefined && !destContent) return fail('not-applicable', notARegularFile(destRel, dest) ?? `${destRel} exists but is not a readable file`);
   const eol = eolOf(r.text);
   let moved = r.text.slice(r.start, r.next);
   if (!/[\r\n]$/.test(moved)) moved += eol;

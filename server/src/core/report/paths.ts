@@ -14,10 +14,13 @@
  * - A trailing `/` marks a directory (directory-rule aggregates); it is not part of the file name.
  * - Live resolution asks the workspace only about paths that are lexically inside the root, then
  *   follows symlinks (realpath of the path, or of its nearest existing ancestor when it does not exist
- *   yet) and refuses anything whose real location leaves the workspace root.
+ *   yet) and refuses anything whose real location leaves the workspace root, lies inside a git
+ *   directory (a `.git` segment in any spelling, or a folder holding HEAD, objects/ and refs/), or
+ *   passes through a dangling symlink (a create there would land wherever the link points).
+ *   {@link realLocation} is that one walk, shared by the planner, the rules and the Node writer.
  */
 import * as nodePath from 'node:path';
-import type { WorkspaceReader } from '../types';
+import type { EntryType, WorkspaceReader } from '../types';
 import { get, str } from './shape';
 
 /**
@@ -44,7 +47,7 @@ export function unsafePathReasonSlow(p: string, allowDotDot: boolean): string | 
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(p)) return 'is a URL, not a project-root-relative path';
   if (p.startsWith('/')) return 'is absolute';
   if (/%[0-9A-Fa-f]{2}/.test(p)) return 'contains percent-encoding (paths are literal; refused as ambiguous)';
-  if (p.split('/').some((s) => s.toLowerCase() === '.git')) return 'is inside .git (repository internals are never edited)';
+  if (p.split('/').some(isGitSegment)) return 'is inside .git (repository internals are never edited)';
   if (!allowDotDot) {
     const segments = p.split('/');
     if (segments.includes('..')) {
@@ -60,6 +63,24 @@ export function unsafePathReasonSlow(p: string, allowDotDot: boolean): string | 
   return undefined;
 }
 
+/** Code points HFS+ ignores in file names (so `.g\u200cit` is `.git` there). */
+const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/**
+ * Whether one path segment names a `.git` entry on some file system: any case (case-insensitive
+ * volumes), HFS+ ignorable code points removed, NTFS trailing dots/spaces and `::$DATA`-style stream
+ * suffixes dropped, and the NTFS 8.3 short name `git~1`.
+ */
+export function isGitSegment(segment: string): boolean {
+  let s = segment.replace(HFS_IGNORABLE, '').toLowerCase();
+  const colon = s.indexOf(':');
+  if (colon >= 0) s = s.slice(0, colon);
+  let end = s.length;
+  while (end > 0 && (s[end - 1] === '.' || s[end - 1] === ' ')) end--;
+  s = s.slice(0, end);
+  return s === '.git' || s === 'git~1';
+}
+
 /** Whether `child` is `parent` or lies under it (both absolute, normalized). */
 export function isInside(parent: string, child: string): boolean {
   const p = nodePath.resolve(parent);
@@ -67,6 +88,61 @@ export function isInside(parent: string, child: string): boolean {
   if (c === p) return true;
   const prefix = p.endsWith(nodePath.sep) ? p : p + nodePath.sep;
   return c.startsWith(prefix);
+}
+
+/** What the containment walk asks of the file system (a WorkspaceReader is one; the Node writer passes the live fs). */
+export interface FsView {
+  realpath(absPath: string): string | undefined;
+  entryType?(absPath: string): EntryType | undefined;
+  isGitDir?(absPath: string): boolean;
+}
+
+/** Where a path really is, once every existing component is resolved. */
+export interface RealLocation {
+  /** The real path of the path itself, when it exists. */
+  real: string | undefined;
+  /** The real path of its nearest existing ancestor (the path itself when it exists). */
+  existingReal: string;
+  /** The components below that ancestor that do not exist yet (empty when the path exists). */
+  missing: string[];
+}
+
+/**
+ * THE containment walk (planner, live rules and the Node writer all use it): resolves `absPath`, or its
+ * nearest existing ancestor not above `stop`, through `fs.realpath`, and accepts it only when the real
+ * location is inside `rootReal`, has no `.git` segment in any spelling (its missing remainder neither),
+ * is not inside a git directory, and the first missing component is not a dangling symlink. `label`
+ * starts every reason. `absPath` must be lexically inside `stop`; only such paths are asked about.
+ */
+export function realLocation(absPath: string, stop: string, rootReal: string, fs: FsView, label: string): Located<RealLocation> {
+  let probe = absPath;
+  const missing: string[] = [];
+  let real = fs.realpath(probe);
+  while (real === undefined) {
+    const parent = nodePath.dirname(probe);
+    if (parent === probe || !isInside(stop, parent)) return { ok: false, reason: `${label} does not exist` };
+    missing.unshift(nodePath.basename(probe));
+    probe = parent;
+    real = fs.realpath(probe);
+  }
+  if (missing.length > 0) {
+    const first = fs.entryType?.(nodePath.join(probe, missing[0]!));
+    if (first !== undefined) return { ok: false, reason: `${label} passes through ${first === 'symlink' ? 'a dangling symlink' : `a ${first} that cannot be resolved`} (${missing[0]}); refused` };
+  }
+  if (!isInside(rootReal, real)) return { ok: false, reason: `${label} resolves outside the workspace through a symlink` };
+  const inside = nodePath.relative(rootReal, real);
+  const segments = [...(inside === '' ? [] : inside.split(nodePath.sep)), ...missing];
+  if (segments.some(isGitSegment)) return { ok: false, reason: `${label} resolves inside .git${inside.split(nodePath.sep).some(isGitSegment) ? ' through a symlink' : ''} (repository internals are never edited)` };
+  if (fs.isGitDir) {
+    // Every existing folder from the root down to the deepest existing one (a bare repository has no `.git` name).
+    let dir = missing.length > 0 || fs.entryType?.(real) === 'directory' ? real : nodePath.dirname(real);
+    for (;;) {
+      if (fs.isGitDir(dir)) return { ok: false, reason: `${label} resolves inside a git directory (${dir}); repository internals are never edited` };
+      if (dir === rootReal || !isInside(rootReal, dir)) break;
+      dir = nodePath.dirname(dir);
+    }
+  }
+  return { ok: true, real: missing.length === 0 ? real : undefined, existingReal: real, missing };
 }
 
 /** Where a report's relative paths are resolved. */
@@ -100,15 +176,9 @@ export function locateProjectRoot(report: unknown, reportFsPath: string | undefi
   if (!isInside(root, projectRoot)) return { ok: false, reason: 'scan.project_root leaves the workspace folder' };
   const rootReal = workspace.realpath(root);
   if (rootReal === undefined) return { ok: false, reason: 'the workspace folder does not exist' };
-  // The project root, or its nearest existing ancestor, must really be inside the workspace.
-  let probe = projectRoot;
-  let projectReal = workspace.realpath(probe);
-  while (projectReal === undefined && probe !== root) {
-    probe = nodePath.dirname(probe);
-    projectReal = workspace.realpath(probe);
-  }
-  if (projectReal === undefined || !isInside(rootReal, projectReal)) return { ok: false, reason: 'scan.project_root resolves outside the workspace folder through a symlink' };
-  if (probe !== projectRoot) return { ok: false, reason: 'scan.project_root does not exist' };
+  const where = realLocation(projectRoot, root, rootReal, workspace, 'scan.project_root');
+  if (!where.ok) return where;
+  if (where.real === undefined) return { ok: false, reason: 'scan.project_root does not exist' };
   return { ok: true, loc: { root, rootReal, projectRoot } };
 }
 
@@ -118,8 +188,10 @@ export interface ResolvedPath {
   absPath: string;
   /** The real path when it exists (symlinks followed; inside the workspace root). */
   realPath: string | undefined;
-  /** Whether the last component itself is a symlink (its real path differs from its real parent + name). */
+  /** Whether the last component itself is a symlink. */
   isSymlink: boolean;
+  /** What is there (lstat), when the workspace can say. */
+  entryType?: EntryType;
 }
 
 /**
@@ -135,25 +207,46 @@ export function resolveInsideRoot(loc: ReportLocation, rel: unknown, workspace: 
   if (!isInside(loc.projectRoot, absPath) || !isInside(loc.root, absPath)) {
     return { ok: false, reason: `path ${JSON.stringify(rel)} leaves the project root` };
   }
-  // The nearest existing ancestor (or the path itself) must really be inside the workspace.
-  let probe = absPath;
-  let real: string | undefined;
-  for (;;) {
-    real = workspace.realpath(probe);
-    if (real !== undefined) break;
-    const parent = nodePath.dirname(probe);
-    if (parent === probe || !isInside(loc.projectRoot, parent)) break;
-    probe = parent;
-  }
-  if (real === undefined) return { ok: false, reason: 'the project root does not exist' };
-  if (!isInside(loc.rootReal, real)) {
-    return { ok: false, reason: `path ${JSON.stringify(rel)} resolves outside the workspace through a symlink` };
-  }
-  if (probe !== absPath) return { ok: true, absPath, realPath: undefined, isSymlink: false };
+  const where = realLocation(absPath, loc.projectRoot, loc.rootReal, workspace, `path ${JSON.stringify(rel)}`);
+  if (!where.ok) return /does not exist$/.test(where.reason) ? { ok: false, reason: 'the project root does not exist' } : where;
+  if (where.real === undefined) return { ok: true, absPath, realPath: undefined, isSymlink: false };
+  const entryType = workspace.entryType?.(absPath);
   let isSymlink = false;
   if (absPath !== loc.projectRoot) {
-    const parentReal = workspace.realpath(nodePath.dirname(absPath));
-    isSymlink = parentReal === undefined || nodePath.join(parentReal, nodePath.basename(absPath)) !== real;
+    if (entryType !== undefined) isSymlink = entryType === 'symlink';
+    else {
+      const parentReal = workspace.realpath(nodePath.dirname(absPath));
+      isSymlink = parentReal === undefined || nodePath.join(parentReal, nodePath.basename(absPath)) !== where.real;
+    }
   }
-  return { ok: true, absPath, realPath: real, isSymlink };
+  const targetType = isSymlink ? workspace.entryType?.(where.real) : entryType;
+  return { ok: true, absPath, realPath: where.real, isSymlink, ...(targetType !== undefined ? { entryType: targetType } : {}) };
+}
+
+/** What a file-system entry is, in words ("a FIFO (named pipe)"), for messages. */
+export function describeEntryType(t: EntryType): string {
+  switch (t) {
+    case 'file':
+      return 'a regular file';
+    case 'directory':
+      return 'a directory';
+    case 'symlink':
+      return 'a symlink';
+    case 'fifo':
+      return 'a FIFO (named pipe)';
+    case 'socket':
+      return 'a socket';
+    case 'character device':
+      return 'a character device';
+    case 'block device':
+      return 'a block device';
+    default:
+      return 'not a regular file';
+  }
+}
+
+/** "`rel` is a FIFO (named pipe), not a regular file" when a resolved path exists as something other than a file. */
+export function notARegularFile(rel: string, resolved: ResolvedPath): string | undefined {
+  if (resolved.realPath === undefined || resolved.entryType === undefined || resolved.entryType === 'file') return undefined;
+  return `${rel} is ${describeEntryType(resolved.entryType)}, not a regular file`;
 }

@@ -39,7 +39,7 @@ import {
   str,
   type Obj,
 } from '../report/shape';
-import { locateProjectRoot, resolveInsideRoot, unsafePathReason, type ReportLocation } from '../report/paths';
+import { locateProjectRoot, notARegularFile, resolveInsideRoot, unsafePathReason, type ReportLocation } from '../report/paths';
 import { checkDedupeSpans, readTargetContent } from '../report/target';
 import { isSha256Hex, lineSpans } from '../report/text';
 import { ruleCode, type DiagnosticCode } from '../codes';
@@ -564,7 +564,7 @@ export function liveReportFindings(report: unknown, reportFsPath: string, worksp
   if (!located.ok) {
     const pr = get(report.scan, 'project_root');
     if (typeof pr !== 'string' || unsafePathReason(pr, { allowDotDot: true })) return [];
-    if (/leaves|outside/.test(located.reason)) return [live('report/unsafe-path', `${located.reason}; nothing in this report is applied`, ['scan', 'project_root'])];
+    if (/leaves|outside|inside \.git|git directory|dangling|cannot be resolved/.test(located.reason)) return [live('report/unsafe-path', `${located.reason}; nothing in this report is applied`, ['scan', 'project_root'])];
     if (/does not exist/.test(located.reason)) return [live('report/missing-target', located.reason, ['scan', 'project_root'])];
     return [];
   }
@@ -605,7 +605,7 @@ function liveEntryFindings(loc: ReportLocation, entry: Obj, ee: Obj, i: number, 
   }
   const content = readTargetContent(workspace, resolved);
   if (!content) {
-    out.push(live('report/missing-target', `${rel} does not exist`, ['entries', i, 'path']));
+    out.push(live('report/missing-target', notARegularFile(rel, resolved) ?? `${rel} does not exist`, ['entries', i, 'path']));
     return out;
   }
   if (isSha256Hex(ee.expected_sha256) && content.sha256 !== ee.expected_sha256) {
