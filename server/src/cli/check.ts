@@ -4,7 +4,7 @@
  */
 import { readdirSync, lstatSync, statSync, existsSync, type Stats } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import picomatch from 'picomatch';
+import { compileGlob } from '../core/glob';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { CODES, isDiagnosticCode } from '../core/codes';
 import { parse as parseJsonc } from 'jsonc-parser';
@@ -320,7 +320,7 @@ function expandGlob(cwd: string, glob: string): string[] {
     staticParts.push(p);
   }
   const base = resolve(cwd, staticParts.join('/') || '.');
-  const isMatch = picomatch(resolve(cwd, posix).replace(/\\/g, '/'), { dot: true });
+  const isMatch = compileGlob(resolve(cwd, posix).replace(/\\/g, '/'));
   const out = walkFiles(base, (p) => isMatch(p.split(sep).join('/')));
   return out.sort();
 }

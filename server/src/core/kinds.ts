@@ -6,7 +6,7 @@
  * 4. content sniffing on the kind's distinctive required top-level keys.
  * Anything else is not a ToonLens document: undefined, and no diagnostics at all.
  */
-import picomatch from 'picomatch';
+import { compileGlob } from './glob';
 import type { DocumentKind } from './types';
 import { DOCUMENT_KINDS } from './types';
 
@@ -56,14 +56,12 @@ export function kindFromFileName(fsPath: string): DocumentKind | undefined {
 }
 
 const matcherCache = new Map<string, (p: string) => boolean>();
+/** Globs come from the repository: compiled once each by the linear-time matcher (core/glob.ts), never backtracking. */
 function globMatcher(glob: string): (p: string) => boolean {
   let m = matcherCache.get(glob);
   if (!m) {
-    try {
-      m = picomatch(glob, { dot: true });
-    } catch {
-      m = () => false; // a malformed glob in the user's settings matches nothing rather than failing the check
-    }
+    m = compileGlob(glob); // never throws; an over-long glob matches nothing
+    if (matcherCache.size > 1000) matcherCache.clear();
     matcherCache.set(glob, m);
   }
   return m;

@@ -5,9 +5,9 @@
  * meta-schema) are compared with their HEAD version, read by an asynchronous, time-limited git
  * (node/gitBaseline.ts) and only in a trusted workspace.
  */
-import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
-import picomatch from 'picomatch';
+import { compileGlob } from '../core/glob';
+import { readRegularText } from '../node/files';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { isSchemaDocument, schemaDriftDiagnostics } from '../core/schemaDriftCheck';
 import { gitHeadText } from '../node/gitBaseline';
@@ -26,15 +26,12 @@ export function configuredBaseline(fsPath: string, root: string | undefined, bas
   const rel = root ? relative(root, fsPath).split('\\').join('/') : undefined;
   for (const [glob, baseline] of Object.entries(baselines)) {
     if (typeof baseline !== 'string') continue;
-    const hit = (rel !== undefined && picomatch(glob, { dot: true })(rel)) || picomatch(glob, { dot: true, basename: true })(fsPath);
+    const hit = (rel !== undefined && compileGlob(glob)(rel)) || compileGlob(glob, { matchBase: true })(fsPath.split('\\').join('/'));
     if (!hit) continue;
     const file = isAbsolute(baseline) ? baseline : root ? join(root, baseline) : undefined;
     if (!file || (root && relative(root, file).startsWith('..'))) return undefined; // baselines stay inside the workspace
-    try {
-      return readFileSync(file, 'utf8');
-    } catch {
-      return undefined;
-    }
+    const read = readRegularText(file); // a regular file within the limit only (never a FIFO or a device)
+    return read.ok ? read.text : undefined;
   }
   return null;
 }
