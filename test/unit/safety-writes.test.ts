@@ -336,3 +336,33 @@ function spawnSyncShell(script: string, cwd: string): { code: number | null; out
   const r = spawnSync('bash', ['-c', script], { cwd, encoding: 'utf8', timeout: 60000 });
   return { code: r.status, out: (r.stdout ?? '') + (r.stderr ?? '') };
 }
+
+describe('the WorkspaceEdit re-check, on edits the planner would never make (#14.2)', () => {
+  test('TextDocumentEdit on .git/config, CreateFile in .git/hooks, RenameFile into .git/info, through a symlinked folder, outside, onto a dangling symlink: refused', async () => {
+    const { verifyWorkspaceEditTargets } = await import('../../server/src/features/reportEdits');
+    const { ws, outside } = repo();
+    const ctx = { workspaceRootOf: (uri: string) => (decodeURIComponent(new URL(uri).pathname).startsWith(ws.root) ? ws.root : undefined) } as never;
+    const sha0 = sha(ws.read('.git/config'));
+    const bad = [
+      [{ type: 'edit', absPath: ws.path('.git/config'), edits: [], baseSha256: sha0 }],
+      [{ type: 'edit', absPath: ws.path('docs/g/config'), edits: [], baseSha256: sha0 }],
+      [{ type: 'create', absPath: ws.path('.git/hooks/post-checkout'), text: '#!/bin/sh\n' }],
+      [{ type: 'create', absPath: ws.path('docs/g/hooks/post-checkout'), text: '#!/bin/sh\n' }],
+      [{ type: 'create', absPath: ws.path('docs/nested/hooks/post-checkout'), text: '#!/bin/sh\n' }],
+      [{ type: 'rename', from: ws.path('docs/a.md'), to: ws.path('docs/g/info/x'), baseSha256: sha('x') }],
+      [{ type: 'rename', from: ws.path('docs/a.md'), to: ws.path('.git/info/x'), baseSha256: sha('x') }],
+      [{ type: 'create', absPath: ws.path('docs/dangling/x.md'), text: 'x' }],
+      [{ type: 'create', absPath: ws.path('docs/dangling-file.md'), text: 'x' }],
+      [{ type: 'rename', from: ws.path('docs/a.md'), to: ws.path('docs/dangling-file.md'), baseSha256: sha('x') }],
+      [{ type: 'create', absPath: ws.path('out/x.md'), text: 'x' }],
+      [{ type: 'create', absPath: `${outside.root}/x.md`, text: 'x' }],
+      [{ type: 'delete', absPath: ws.path('docs/g'), baseSha256: sha('x') }],
+    ];
+    for (const changes of bad) {
+      const r = verifyWorkspaceEditTargets(ctx, changes as never);
+      assert.equal(typeof r, 'string', JSON.stringify(changes));
+    }
+    const good = verifyWorkspaceEditTargets(ctx, [{ type: 'create', absPath: ws.path('docs/archive/new/x.md'), text: 'x' }] as never);
+    assert.ok(good instanceof Map, String(good));
+  });
+});

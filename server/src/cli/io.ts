@@ -1,3 +1,6 @@
+import { CliError } from './args';
+import { MAX_INPUT_BYTES } from '../node/files';
+
 /** What a CLI command may touch of the outside world; tests pass a capturing double. */
 export interface CliIO {
   stdout(text: string): void;
@@ -11,8 +14,17 @@ export const processIO: CliIO = {
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),
   readStdin: async () => {
+    // Bounded like every file read (node/files.ts): `--stdin < /dev/zero` stops at the limit with one line.
     const chunks: Buffer[] = [];
-    for await (const c of process.stdin) chunks.push(c as Buffer);
+    let size = 0;
+    for await (const c of process.stdin) {
+      size += (c as Buffer).length;
+      if (size > MAX_INPUT_BYTES) {
+        process.stdin.destroy();
+        throw new CliError('io', `standard input is over the ${MAX_INPUT_BYTES / (1024 * 1024)} MB limit`);
+      }
+      chunks.push(c as Buffer);
+    }
     return Buffer.concat(chunks).toString('utf8');
   },
   cwd: process.cwd(),

@@ -190,38 +190,9 @@ export function compileGlob(glob: string, opts: { matchBase?: boolean } = {}): (
   const nfa = new Nfa();
   const start = nfa.state();
   const accept = nfa.emit(start, parse(pattern));
-  const size = nfa.eps.length;
-  const mark = new Int32Array(size).fill(-1);
   const matchBase = opts.matchBase === true && !pattern.includes('/');
-
-  const run = (input: string): boolean => {
-    let gen = 0;
-    let current: number[] = [];
-    const stack: number[] = [];
-    const addClosure = (s: number, into: number[]) => {
-      stack.push(s);
-      while (stack.length) {
-        const x = stack.pop()!;
-        if (mark[x] === gen) continue;
-        mark[x] = gen;
-        into.push(x);
-        for (const y of nfa.eps[x]!) if (mark[y] !== gen) stack.push(y);
-      }
-    };
-    mark.fill(-1);
-    addClosure(start, current);
-    for (let k = 0; k < input.length && current.length > 0; k++) {
-      const c = input.charCodeAt(k);
-      gen++;
-      const next: number[] = [];
-      for (const s of current) {
-        const pr = nfa.pred[s];
-        if (pr !== undefined && pr(c)) addClosure(nfa.to[s]!, next);
-      }
-      current = next;
-    }
-    return current.includes(accept);
-  };
+  const dfa = new LazyDfa(nfa, start, accept);
+  const run = (input: string) => dfa.matches(input);
 
   return (path: string) => {
     let p = path;
@@ -229,4 +200,86 @@ export function compileGlob(glob: string, opts: { matchBase?: boolean } = {}): (
     if (matchBase) p = p.slice(p.lastIndexOf('/') + 1);
     return run(p) !== negated;
   };
+}
+
+/** A set of NFA states (one DFA state), with its transitions computed on demand. */
+interface DState {
+  states: Int32Array;
+  accepting: boolean;
+  next: Map<number, DState>;
+}
+
+/**
+ * The NFA simulated one character at a time; each distinct state set is cached as a DFA state, so a
+ * repeated step is one map lookup. The cache is bounded ({@link LazyDfa.MAX_STATES}); when it is full it
+ * is dropped and rebuilt, so every character still costs at most O(pattern) — linear in the path.
+ */
+class LazyDfa {
+  static readonly MAX_STATES = 2000;
+  private readonly byKey = new Map<string, DState>();
+  private startState: DState;
+  private readonly mark: Int32Array;
+  private gen = 0;
+
+  constructor(
+    private readonly nfa: Nfa,
+    private readonly start: number,
+    private readonly accept: number,
+  ) {
+    this.mark = new Int32Array(nfa.eps.length).fill(-1);
+    this.startState = this.intern(this.closure([start]));
+  }
+
+  matches(input: string): boolean {
+    let d = this.startState;
+    for (let k = 0; k < input.length; k++) {
+      if (d.states.length === 0) return false;
+      const c = input.charCodeAt(k);
+      let n = d.next.get(c);
+      if (n === undefined) {
+        n = this.step(d, c);
+        d.next.set(c, n);
+      }
+      d = n;
+    }
+    return d.accepting;
+  }
+
+  private step(d: DState, c: number): DState {
+    if (this.byKey.size >= LazyDfa.MAX_STATES) {
+      this.byKey.clear();
+      this.startState = this.intern(this.closure([this.start]));
+    }
+    const targets: number[] = [];
+    for (const s of d.states) {
+      const pr = this.nfa.pred[s];
+      if (pr !== undefined && pr(c)) targets.push(this.nfa.to[s]!);
+    }
+    return this.intern(this.closure(targets));
+  }
+
+  /** The epsilon closure of `seeds`, sorted. */
+  private closure(seeds: number[]): Int32Array {
+    const gen = ++this.gen;
+    const out: number[] = [];
+    const stack = [...seeds];
+    while (stack.length) {
+      const x = stack.pop()!;
+      if (this.mark[x] === gen) continue;
+      this.mark[x] = gen;
+      out.push(x);
+      for (const y of this.nfa.eps[x]!) if (this.mark[y] !== gen) stack.push(y);
+    }
+    return Int32Array.from(out).sort();
+  }
+
+  private intern(states: Int32Array): DState {
+    const key = states.join(',');
+    let d = this.byKey.get(key);
+    if (!d) {
+      d = { states, accepting: states.includes(this.accept), next: new Map() };
+      this.byKey.set(key, d);
+    }
+    return d;
+  }
 }
