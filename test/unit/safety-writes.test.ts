@@ -296,6 +296,30 @@ describe('check --fix and apply replace files safely (#14.5)', () => {
   });
 });
 
+describe('--out files go through the same writer', () => {
+  test('decode --out onto a FIFO or a read-only file is refused; onto a symlink writes its target, keeping the mode', () => {
+    const ws = tempWorkspace({ 'a.toon': 'x: 1\n', 'ro.json': 'old\n', 'target.json': 'old\n' });
+    cleanups.push(() => ws.cleanup());
+    mkfifo(ws.path('pipe.json'));
+    chmodSync(ws.path('ro.json'), 0o444);
+    chmodSync(ws.path('target.json'), 0o640);
+    symlinkSync('target.json', ws.path('link.json'));
+    const fifo = runCli(['decode', 'a.toon', '--out', 'pipe.json'], ws.root, { timeoutMs: 20000 });
+    assert.equal(fifo.code, 1);
+    assert.match(fifo.stderr, /is a FIFO \(named pipe\), not a regular file/);
+    assert.ok(statSync(ws.path('pipe.json')).isFIFO(), 'the FIFO is still a FIFO');
+    const ro = runCli(['decode', 'a.toon', '--out', 'ro.json'], ws.root);
+    assert.equal(ro.code, 1);
+    assert.match(ro.stderr, /read-only/);
+    assert.equal(ws.read('ro.json'), 'old\n');
+    const link = runCli(['decode', 'a.toon', '--out', 'link.json'], ws.root);
+    assert.equal(link.code, 0, link.stderr);
+    assert.deepEqual(JSON.parse(ws.read('target.json')), { x: 1 });
+    assert.equal(statSync(ws.path('target.json')).mode & 0o777, 0o640);
+    assert.deepEqual(leftoverTemps(ws.root), []);
+  });
+});
+
 describe('messages (#14.7)', () => {
   test('an uppercase or short expected_sha256 says "not a sha256"; a FIFO or a directory target says what it is', () => {
     const ws = tempWorkspace({ 'a.md': 'a\n' }, { git: true });

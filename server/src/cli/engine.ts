@@ -7,12 +7,12 @@
  * --json, the producer's codes: bad_request, input_not_found, invalid_toon, internal; io is ours)
  * and when --fail-on matches.
  */
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { decode } from '@toon-format/toon';
 import type { CliIO } from './io';
 import { CliError, defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { readInputText } from './input';
+import { WriteRefused, writeOutputFile } from '../node/safeWrite';
 import { displayWidth, truncateToWidth } from './textWidth';
 import { convertDocument, planDocument, profileDocument, type EngineOptions, type EngineMode, type PlanResult, type VerdictV1 } from '../core/markdown/engine';
 import { VERDICTS } from '../core/policy';
@@ -104,26 +104,12 @@ async function readInput(p: ParsedArgs, io: CliIO): Promise<{ text: string; sour
   return { text, sourceType: ext === '.md' || ext === '.markdown' || ext === '.mdx' ? 'markdown' : 'text', name };
 }
 
-/** Atomic write: a temp file in the same folder, then rename over the target. */
+/** Atomic write of an --out file through the one writer (node/safeWrite.ts writeOutputFile): never replaces a device or a read-only file. */
 export function writeFileAtomic(io: CliIO, target: string, content: string): void {
-  const abs = path.resolve(io.cwd, target);
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.${process.pid}.${Date.now()}.tmp`);
   try {
-    const fd = openSync(tmp, 'w');
-    try {
-      writeSync(fd, content);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, abs);
+    writeOutputFile(path.resolve(io.cwd, target), Buffer.from(content, 'utf8'));
   } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* the temp file may not exist */
-    }
-    throw new CliError('io', `cannot write ${target}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new CliError('io', `cannot write ${target}: ${e instanceof WriteRefused ? e.message : ((e as NodeJS.ErrnoException).code ?? (e as Error).message)}`);
   }
 }
 

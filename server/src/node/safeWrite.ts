@@ -450,3 +450,43 @@ export function realRoot(root: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Writes a file the user named (`--out`): atomically (random O_EXCL temp in the same folder, fsync,
+ * rename), through a symlinked file to its target, keeping an existing file's mode, refusing what is
+ * not a regular file (`--out /dev/null` is never replaced by a file), a read-only file, a file with
+ * several hard links and a dangling symlink. No containment root: the user chose the path.
+ */
+export function writeOutputFile(absPath: string, bytes: Uint8Array): void {
+  const lst = (() => {
+    try {
+      return fs.lstatSync(absPath);
+    } catch {
+      return undefined;
+    }
+  })();
+  const target = lst ? realpathOrUndefined(absPath) : absPath;
+  if (target === undefined) throw new WriteRefused(`${absPath} is a dangling symlink; not written through`);
+  const name = nodePath.basename(target);
+  const dirReal = realpathOrUndefined(nodePath.dirname(target));
+  if (dirReal === undefined) throw new WriteRefused(`the folder ${nodePath.dirname(target)} does not exist`);
+  const d: Dir = { real: dirReal, at: (n) => nodePath.join(dirReal, n), close: () => undefined };
+  let like: { mode: number; uid: number; gid: number } | undefined;
+  if (lst) {
+    const f = openExisting(d, name, absPath);
+    try {
+      refuseUnwritable(f.st, absPath);
+      like = { mode: f.st.mode & 0o7777, uid: f.st.uid, gid: f.st.gid };
+    } finally {
+      fs.closeSync(f.fd);
+    }
+  }
+  const tmp = writeTemp(d, name, bytes, like);
+  try {
+    fs.renameSync(d.at(tmp), d.at(name));
+    liveTemps.delete(nodePath.join(d.real, tmp));
+  } catch (e) {
+    dropTemp(d, tmp);
+    throw new WriteRefused(`cannot write ${absPath}: ${errCode(e)}`);
+  }
+}
