@@ -132,6 +132,7 @@ describe('the writer re-checks right before each operation (#14.3)', () => {
       ],
       { stdio: 'ignore' },
     );
+    let rounds = 0;
     try {
       for (let k = 0; k < 40; k++) {
         try {
@@ -140,8 +141,8 @@ describe('the writer re-checks right before each operation (#14.3)', () => {
           // the swapper may hold it
         }
         const body = `k${k}\n`;
-        mkdirSync(ws.path('docs/sub'), { recursive: true });
         try {
+          mkdirSync(ws.path('docs/sub'), { recursive: true });
           writeFileSync(ws.path('docs/sub/d.md'), body);
           writeFileSync(join(outside.root, 'd.md'), body);
         } catch {
@@ -152,11 +153,13 @@ describe('the writer re-checks right before each operation (#14.3)', () => {
           JSON.stringify(makeReport([deterministicEntry('docs/sub/d.md', { kind: 'replace-text', expected_sha256: sha(body), anchor: { start_line: 1, end_line: 1 }, match: `k${k}`, replacement: 'PWNED' })])),
         );
         runCli(['apply', '--tier', 'all', 'hygiene.report.json'], ws.root, { timeoutMs: 20000 });
+        rounds++;
         assert.equal(readFileSync(join(outside.root, 'd.md'), 'utf8'), body, `round ${k}: the outside file was written`);
       }
     } finally {
       swapper.kill('SIGKILL');
     }
+    assert.ok(rounds >= 10, `only ${rounds} rounds could be set up`);
     assert.deepEqual(leftoverTemps(outside.root), []);
   });
 });
