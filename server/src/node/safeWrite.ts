@@ -349,61 +349,60 @@ export function createFile(rootReal: string, absPath: string, bytes: Uint8Array,
   });
 }
 
-/** Deletes the regular file `absPath` (never a symlink) while its bytes hash to `baseSha256`; returns them and its mode. */
-export function deleteFile(rootReal: string, absPath: string, baseSha256: string): { bytes: Buffer; mode: number } {
+/**
+ * Opens the regular file `absPath` (never a symlink) in its verified folder and runs `fn` while its
+ * bytes still hash to `baseSha256` and it is writable; `verb` words the refusals ("not deleted").
+ */
+function withPlannedFile<T>(rootReal: string, absPath: string, baseSha256: string, verb: string, fn: (d: Dir, name: string, f: OpenFile, bytes: Buffer, label: string) => T): T {
   const name = nodePath.basename(absPath);
   checkName(name, absPath);
   return withDir(rootReal, nodePath.dirname(absPath), undefined, (d) => {
     const label = nodePath.join(d.real, name);
     const f = openExisting(d, name, label);
     try {
-      if ((f.st.mode & 0o222) === 0) throw new WriteRefused(`${label} is read-only; not deleted`);
+      if ((f.st.mode & 0o222) === 0) throw new WriteRefused(`${label} is read-only; ${verb}`);
       const bytes = readAll(f.fd);
-      if (sha256Hex(bytes) !== baseSha256) throw new WriteRefused(`${label} changed since it was planned; not deleted`);
-      if (!sameEntry(d, name, f.st)) throw new WriteRefused(`${label} was replaced during the delete; not deleted`);
-      fs.unlinkSync(d.at(name));
-      return { bytes, mode: f.st.mode & 0o7777 };
+      if (sha256Hex(bytes) !== baseSha256) throw new WriteRefused(`${label} changed since it was planned; ${verb}`);
+      return fn(d, name, f, bytes, label);
     } finally {
       fs.closeSync(f.fd);
     }
   });
 }
 
+/** Deletes the regular file `absPath` (never a symlink) while its bytes hash to `baseSha256`; returns them and its mode. */
+export function deleteFile(rootReal: string, absPath: string, baseSha256: string): { bytes: Buffer; mode: number } {
+  return withPlannedFile(rootReal, absPath, baseSha256, 'not deleted', (d, name, f, bytes, label) => {
+    if (!sameEntry(d, name, f.st)) throw new WriteRefused(`${label} was replaced during the delete; not deleted`);
+    fs.unlinkSync(d.at(name));
+    return { bytes, mode: f.st.mode & 0o7777 };
+  });
+}
+
 /** Moves the regular file `from` to `to` (never over anything; folders created and pushed to `made`) while `from` hashes to `baseSha256`. */
 export function moveFile(rootReal: string, from: string, to: string, baseSha256: string, made: string[]): void {
-  const fromName = nodePath.basename(from);
   const toName = nodePath.basename(to);
-  checkName(fromName, from);
   checkName(toName, to);
-  withDir(rootReal, nodePath.dirname(from), undefined, (src) => {
-    const label = nodePath.join(src.real, fromName);
-    const f = openExisting(src, fromName, label);
-    try {
-      if ((f.st.mode & 0o222) === 0) throw new WriteRefused(`${label} is read-only; not moved`);
-      const bytes = readAll(f.fd);
-      if (sha256Hex(bytes) !== baseSha256) throw new WriteRefused(`${label} changed since it was planned; not moved`);
-      withDir(rootReal, nodePath.dirname(to), made, (dst) => {
-        const destLabel = nodePath.join(dst.real, toName);
+  withPlannedFile(rootReal, from, baseSha256, 'not moved', (src, fromName, f, _bytes, label) => {
+    withDir(rootReal, nodePath.dirname(to), made, (dst) => {
+      const destLabel = nodePath.join(dst.real, toName);
+      try {
+        fs.linkSync(src.at(fromName), dst.at(toName));
+      } catch (e) {
+        const code = errCode(e);
+        if (code === 'EEXIST') throw new WriteRefused(`${destLabel} already exists; not overwritten`);
+        throw new WriteRefused(`cannot move ${label} to ${destLabel}: ${code}`);
+      }
+      if (!sameEntry(dst, toName, f.st) || !sameEntry(src, fromName, f.st)) {
         try {
-          fs.linkSync(src.at(fromName), dst.at(toName));
-        } catch (e) {
-          const code = errCode(e);
-          if (code === 'EEXIST') throw new WriteRefused(`${destLabel} already exists; not overwritten`);
-          throw new WriteRefused(`cannot move ${label} to ${destLabel}: ${code}`);
+          fs.unlinkSync(dst.at(toName));
+        } catch {
+          // best effort
         }
-        if (!sameEntry(dst, toName, f.st) || !sameEntry(src, fromName, f.st)) {
-          try {
-            fs.unlinkSync(dst.at(toName));
-          } catch {
-            // best effort
-          }
-          throw new WriteRefused(`${label} was replaced during the move; not moved`);
-        }
-        fs.unlinkSync(src.at(fromName));
-      });
-    } finally {
-      fs.closeSync(f.fd);
-    }
+        throw new WriteRefused(`${label} was replaced during the move; not moved`);
+      }
+      fs.unlinkSync(src.at(fromName));
+    });
   });
 }
 
