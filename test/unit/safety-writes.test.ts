@@ -287,9 +287,10 @@ describe('check --fix and apply replace files safely (#14.5)', () => {
     ws.write('hygiene.report.json', JSON.stringify(makeReport(entries)));
     for (const [sig, delay] of [['SIGINT', 150], ['SIGTERM', 250], ['SIGINT', 400]] as const) {
       const child = spawn(process.execPath, [CLI, 'apply', '--tier', 'all', 'hygiene.report.json'], { cwd: ws.root, stdio: 'ignore' });
+      const exited = new Promise((res) => child.on('exit', res)); // listening first: a child that finished early still resolves
       await new Promise((res) => setTimeout(res, delay));
       child.kill(sig);
-      await new Promise((res) => child.on('exit', res));
+      await exited;
       assert.deepEqual(leftoverTemps(ws.root), [], `${sig} after ${delay} ms`);
       files.forEach((text, k) => {
         const now = ws.read(`f${k}.md`);
