@@ -30,6 +30,9 @@ export function memoizeWorkspace(ws: WorkspaceReader): WorkspaceReader {
       git.set(p, r);
       return r;
     },
+    // The containment walk's questions (core/report/paths.ts realLocation): forwarded, memoized, never dropped.
+    ...(ws.entryType ? { entryType: memo1(ws.entryType.bind(ws)) } : {}),
+    ...(ws.isGitDir ? { isGitDir: memo1(ws.isGitDir.bind(ws)) } : {}),
     readFile(p) {
       if (files.has(p)) return files.get(p);
       const r = ws.readFile(p);
@@ -39,5 +42,16 @@ export function memoizeWorkspace(ws: WorkspaceReader): WorkspaceReader {
       }
       return r;
     },
+  };
+}
+
+/** `f` answered once per argument for the life of the memo. */
+function memo1<R>(f: (p: string) => R): (p: string) => R {
+  const m = new Map<string, R>();
+  return (p) => {
+    if (m.has(p)) return m.get(p) as R;
+    const r = f(p);
+    m.set(p, r);
+    return r;
   };
 }
