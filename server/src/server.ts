@@ -12,10 +12,16 @@ import {
   ErrorCodes,
   ShowDocumentRequest,
   ShowMessageNotification,
+  ExitNotification,
+  InitializeRequest,
+  Message,
+  ShutdownRequest,
+  type RequestMessage,
   TextDocuments,
   TextDocumentSyncKind,
   type ClientCapabilities,
   type CodeAction,
+  type CancellationToken,
   type CodeLens,
   type CompletionItem,
   type CompletionList,
@@ -57,6 +63,7 @@ import { recipeCompletionFeature } from './features/recipeCompletion';
 import { jsonCompletionFeature } from './features/jsonCompletion';
 import { workspaceCheckFeature } from './features/workspaceCheck';
 import { pushAll } from './core/arrays';
+import { isCancellation, requestCancelled } from './features/timeSlice';
 
 /** The feature modules, in the order their results are combined. */
 const FEATURES: FeatureModule[] = [
@@ -76,7 +83,37 @@ const FEATURES: FeatureModule[] = [
 // Tests only: a feature that throws on documents containing a marker (proves failures stay isolated).
 if (process.env.TOONLENS_FAULT_INJECTION) FEATURES.push(faultInjectionFeature(process.env.TOONLENS_FAULT_INJECTION));
 
-const connection = createConnection(ProposedFeatures.all);
+/**
+ * LSP lifecycle, enforced before any handler runs: a request before `initialize` gets
+ * ServerNotInitialized (-32002), one after `shutdown` InvalidRequest (-32600), and notifications in
+ * those states are dropped (`exit` always exits: 0 after shutdown, 1 otherwise). A `$/cancelRequest`
+ * for a request still queued answers it with RequestCancelled (-32800) at once; a running request
+ * sees its token fire (the handlers below and the time-sliced markdown analysis watch it).
+ */
+let lifecycle: 'new' | 'running' | 'shutdown' = 'new';
+const REJECT_METHOD = '$/toonlens/rejected';
+function rejected(message: RequestMessage, code: number, text: string): RequestMessage {
+  return { jsonrpc: message.jsonrpc, id: message.id, method: REJECT_METHOD, params: { code, message: `${text} (${message.method})` } };
+}
+const connection = createConnection(ProposedFeatures.all, {
+  messageStrategy: {
+    handleMessage(message, next) {
+      if (Message.isRequest(message)) {
+        if (message.method === InitializeRequest.method) {
+          if (lifecycle === 'new') lifecycle = 'running';
+          else return next(rejected(message, ErrorCodes.InvalidRequest, 'initialize was already received'));
+        } else if (lifecycle === 'new') return next(rejected(message, ErrorCodes.ServerNotInitialized, 'The server is not initialized yet'));
+        else if (lifecycle === 'shutdown') return next(rejected(message, ErrorCodes.InvalidRequest, 'The server is shutting down'));
+        else if (message.method === ShutdownRequest.method) lifecycle = 'shutdown';
+      } else if (Message.isNotification(message) && message.method !== ExitNotification.method && lifecycle !== 'running') return;
+      next(message);
+    },
+  },
+  connectionStrategy: {
+    cancelUndispatched: (message) => ({ jsonrpc: message.jsonrpc, id: Message.isRequest(message) ? message.id : null, error: requestCancelled().toJson() }),
+  },
+});
+connection.onRequest(REJECT_METHOD, (p: { code: number; message: string }) => new ResponseError(p.code, p.message));
 const documents = new TextDocuments(TextDocument);
 
 const log: Logger = {
@@ -277,27 +314,34 @@ connection.onDidChangeWatchedFiles((params) => {
   }
 });
 
-/** Runs one provider of every feature that has it; a failing provider is logged and skipped. */
-async function collect<T>(what: string, uri: string, run: (f: FeatureInstance) => unknown): Promise<T[]> {
+/**
+ * Runs one provider of every feature that has it; a failing provider is logged and skipped. A
+ * cancelled request (or one whose document changed meanwhile) rejects with RequestCancelled /
+ * ContentModified, which the connection sends as the response.
+ */
+async function collect<T>(what: string, uri: string, token: CancellationToken, run: (f: FeatureInstance) => unknown): Promise<T[]> {
   const out: T[] = [];
   for (const { name, feature } of instances) {
+    if (token.isCancellationRequested) throw requestCancelled();
     try {
       const r = (await run(feature)) as T | T[] | null | undefined;
       if (r === null || r === undefined) continue;
       if (Array.isArray(r)) pushAll(out, r);
       else out.push(r);
     } catch (err) {
+      if (isCancellation(err)) throw err;
       log.error(`${name}: ${what} failed for ${uri}: ${errorText(err)}`);
     }
   }
+  if (token.isCancellationRequested) throw requestCancelled();
   return out;
 }
 
 connection.onHover(async (params, token) => {
   const doc = documents.get(params.textDocument.uri);
   if (!doc) return null;
-  const hovers = await collect<Hover>('hover', doc.uri, (f) => f.hover?.(doc, params, token));
-  if (token.isCancellationRequested || hovers.length === 0) return null;
+  const hovers = await collect<Hover>('hover', doc.uri, token, (f) => f.hover?.(doc, params, token));
+  if (hovers.length === 0) return null;
   if (hovers.length === 1) return hovers[0]!;
   // Several features explain the same spot: stack their markdown, keep the first range.
   const value = hovers.map((h) => hoverMarkdown(h)).join('\n\n---\n\n');
@@ -314,25 +358,22 @@ function hoverMarkdown(h: Hover): string {
 connection.onCodeAction(async (params, token) => {
   const doc = documents.get(params.textDocument.uri);
   if (!doc) return null;
-  const actions = await collect<CodeAction | Command>('code actions', doc.uri, (f) => f.codeActions?.(doc, params, token));
-  return token.isCancellationRequested ? null : actions;
+  return collect<CodeAction | Command>('code actions', doc.uri, token, (f) => f.codeActions?.(doc, params, token));
 });
 
 connection.onCodeLens(async (params, token) => {
   const doc = documents.get(params.textDocument.uri);
   if (!doc) return null;
-  const lenses = await collect<CodeLens>('code lenses', doc.uri, (f) => f.codeLenses?.(doc, params, token));
-  return token.isCancellationRequested ? null : lenses;
+  return collect<CodeLens>('code lenses', doc.uri, token, (f) => f.codeLenses?.(doc, params, token));
 });
 
 connection.onCompletion(async (params, token): Promise<CompletionList | null> => {
   const doc = documents.get(params.textDocument.uri);
   if (!doc) return null;
-  const lists = await collect<CompletionItem[] | CompletionList>('completion', doc.uri, async (f) => {
+  const lists = await collect<CompletionItem[] | CompletionList>('completion', doc.uri, token, async (f) => {
     const r = await f.completion?.(doc, params, token);
     return r ? [r] : r; // keep each feature's answer whole (a list may say it is incomplete)
   });
-  if (token.isCancellationRequested) return null;
   const items: CompletionItem[] = [];
   const labels = new Set<string>();
   let isIncomplete = false;
@@ -357,6 +398,7 @@ connection.onExecuteCommand(async (params, token) => {
     try {
       return await handler(params.arguments ?? [], token);
     } catch (err) {
+      if (isCancellation(err)) return err as ResponseError<void>;
       log.error(`${name}: command ${params.command} failed: ${errorText(err)}`);
       return new ResponseError(ErrorCodes.InternalError, `${params.command} failed: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -10,6 +10,8 @@ import type { DiagnosticProvider, Logger } from './feature';
 import type { SettingsStore, ToonLensSettings } from './settings';
 import { errorText } from './settings';
 import { offsetRangeToLsp } from './convert';
+import { pushAll } from '../core/arrays';
+import { isCancellation } from './timeSlice';
 
 export const DIAGNOSTIC_SOURCE = 'toonlens';
 
@@ -165,8 +167,10 @@ export class DiagnosticsScheduler {
     for (const { name, provider } of applicable) {
       try {
         // A provider may work off-thread (large JSON): other requests are answered meanwhile.
-        for (const d of await provider.provide(doc, settings)) diagnostics.push(d);
+        pushAll(diagnostics, await provider.provide(doc, settings));
       } catch (err) {
+        // A newer version superseded this one while it was measured: its own run publishes.
+        if (isCancellation(err)) return;
         this.log.error(`${name}: diagnostics failed for ${uri} (version ${doc.version}): ${errorText(err)}`);
       }
     }

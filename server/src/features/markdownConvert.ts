@@ -11,7 +11,7 @@
  *   with what it would really cost or save.
  * - Convert all recommended sections: the plan's verified hybrid, as one edit of every converted section.
  */
-import { CodeActionKind, TextDocumentEdit, type CodeAction, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver/node';
+import { CodeActionKind, TextDocumentEdit, type CancellationToken, type CodeAction, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { convertSectionEdit, type PlanResult, type SectionResult } from '../core/markdown/engine';
 import { originalRecordFor, revertDescription, revertEdit, type OriginalRecord } from '../core/markdown/revert';
@@ -132,12 +132,13 @@ export function markdownConvertCommands(ctx: FeatureContext) {
   }
 
   return {
-    async [COMMANDS.convertSection](args: unknown[]): Promise<CommandOutcome> {
+    async [COMMANDS.convertSection](args: unknown[], token?: CancellationToken): Promise<CommandOutcome> {
       const a = asArg(args);
       // Settings first: the version check below and the edit then see the same document.
       const settings = a ? await ctx.settings.forDocument(a.uri) : undefined;
       const doc = docFor(a);
       if (typeof doc === 'string') return { applied: false, message: doc };
+      await plans.ready(doc, token, settings);
       const s = sectionFromArg(doc, plans.planFor(doc, settings), a!);
       if (!s) return { applied: false, message: 'no measured section here' };
       if (convertedFenceOf(doc.getText(), s, toonFencesOf(doc))) return { applied: false, message: `“${headingText(s)}” is TOON already (a \`\`\`toon fence): Revert to Markdown goes back` };
@@ -168,11 +169,12 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       const outcome = await apply(versioned(doc, [lspEdit(doc, e.start, e.end, e.newText)]), 'Revert TOON to Markdown');
       return outcome.applied ? { applied: true, message: `Reverted to Markdown: ${revertDescription(e.kind)}`, exact: e.kind !== 'canonical' } : outcome;
     },
-    async [COMMANDS.convertAll](args: unknown[]): Promise<CommandOutcome> {
+    async [COMMANDS.convertAll](args: unknown[], token?: CancellationToken): Promise<CommandOutcome> {
       const a = asArg(args);
       const settings = a ? await ctx.settings.forDocument(a.uri) : undefined;
       const doc = docFor(a);
       if (typeof doc === 'string') return { applied: false, message: doc };
+      await plans.ready(doc, token, settings);
       const plan = plans.planFor(doc, settings);
       const cp = plan.verdict.context_plan!;
       if (!cp.reassembly_verified) return { applied: false, message: 'the hybrid did not verify; nothing converted' };
@@ -205,13 +207,14 @@ export const markdownConvertFeature: FeatureModule = {
     const plans = markdownPlans(ctx);
     return {
       commands: markdownConvertCommands(ctx),
-      async codeActions(doc, params) {
+      async codeActions(doc, params, token) {
         if (!isMarkdownDocument(doc)) return undefined;
         const only = params.context.only;
         if (only && !only.some((k) => CodeActionKind.RefactorRewrite.startsWith(k) || k.startsWith(CodeActionKind.Refactor))) return undefined;
         const settings = await ctx.settings.forDocument(doc.uri);
         const current = ctx.documents.get(doc.uri) ?? doc;
         if (overSizeLimit(current, settings)) return undefined;
+        await plans.ready(current, token, settings); // time-sliced; then planFor answers at once
         return ctx.guard('markdown convert actions', doc.uri, () => {
           const actions: CodeAction[] = [];
           const offset = current.offsetAt(params.range.start);

@@ -12,7 +12,8 @@
 import type { Diagnostic } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PlanResult } from '../core/markdown/engine';
-import { toonFenceDiagnostics, toonFileDiagnostics } from '../core/toon/fences';
+import { toonFileDiagnostics } from '../core/toon/fences';
+import { pushAll } from '../core/arrays';
 import type { CoreDiagnostic } from '../core/types';
 import { ruleCode, type DiagnosticCode } from '../core/codes';
 import type { FeatureModule } from './feature';
@@ -91,7 +92,7 @@ export const markdownDiagnosticsFeature: FeatureModule = {
     return {
       diagnostics: {
         appliesTo: (doc: TextDocument) => isMarkdownDocument(doc) || isToonDocument(doc),
-        provide(doc, settings): Diagnostic[] {
+        async provide(doc, settings): Promise<Diagnostic[]> {
           if (overSizeLimit(doc, settings)) {
             if (isMarkdownDocument(doc)) ctx.setStatus({ uri: doc.uri, text: '' });
             return [toLspDiagnostic(doc, { ...ruleCode('limits/too-large'), message: `File is larger than toonlens.maxFileSizeMB (${settings.maxFileSizeMB} MB): not analysed.`, range: { start: 0, end: 0 } })];
@@ -101,13 +102,15 @@ export const markdownDiagnosticsFeature: FeatureModule = {
           ctx.setStatus({ uri: doc.uri, text: ANALYSING_TEXT, tooltip: 'ToonLens is measuring the sections of this document.' });
           let plan: PlanResult;
           try {
-            plan = plans.planFor(doc, settings);
+            // Time-sliced; a failed analysis throws here (logged once by the plans, skipped by the scheduler).
+            plan = await plans.planAsync(doc, undefined, settings);
           } catch (err) {
             ctx.setStatus({ uri: doc.uri, text: '' });
             throw err;
           }
           ctx.setStatus(planStatus(doc.uri, plan));
-          const core = [...toonFenceDiagnostics(text), ...sectionWarningDiagnostics(plan, text)];
+          const core = await plans.fenceDiagnostics(doc, plan);
+          pushAll(core, sectionWarningDiagnostics(plan, text));
           core.sort((a, b) => a.range.start - b.range.start);
           return core.map((d) => toLspDiagnostic(doc, d));
         },

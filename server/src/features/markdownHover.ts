@@ -100,11 +100,12 @@ export const markdownHoverFeature: FeatureModule = {
   create(ctx) {
     const plans = markdownPlans(ctx);
     return {
-      async hover(doc, params) {
+      async hover(doc, params, token) {
         if (!isMarkdownDocument(doc)) return undefined;
         const settings = await ctx.settings.forDocument(doc.uri);
         const current = ctx.documents.get(doc.uri) ?? doc;
         if (overSizeLimit(current, settings)) return undefined;
+        await plans.ready(current, token, settings); // time-sliced; then planFor answers at once
         return ctx.guard('markdown hover', doc.uri, () => markdownHover(current, current.offsetAt(params.position), plans, settings), undefined);
       },
     };

@@ -156,7 +156,10 @@ export const markdownLensesFeature: FeatureModule = {
         const settings = await ctx.settings.forDocument(doc.uri);
         if (!settings.codeLens.enabled || overSizeLimit(doc, settings) || token.isCancellationRequested) return [];
         const current = ctx.documents.get(doc.uri) ?? doc;
-        return ctx.guard('markdown code lenses', doc.uri, () => markdownCodeLenses(current, plans.planFor(current, settings), settings.codeLens.minSavingsPct, ctx.isTrusted()), []);
+        // Measured in time-sliced turns; a failed analysis was logged once and shows no lenses.
+        const plan = await plans.planOrNone(current, token, settings);
+        if (!plan) return [];
+        return ctx.guard('markdown code lenses', doc.uri, () => markdownCodeLenses(current, plan, settings.codeLens.minSavingsPct, ctx.isTrusted()), []);
       },
     };
   },

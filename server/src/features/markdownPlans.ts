@@ -4,7 +4,10 @@
  * cache memoizes each slice by its text, so after a keystroke only the edited section is measured again.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { EngineCache, type EngineOptions, type PlanResult, type SectionResult, type TokenFigures } from '../core/markdown/engine';
+import type { CancellationToken, WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
+import { EngineCache, runSteps, toonFenceDiagnosticSteps, type EngineOptions, type PlanProgress, type PlanResult, type SectionResult, type TokenFigures } from '../core/markdown/engine';
+import type { CoreDiagnostic } from '../core/types';
+import { contentModified, isCancellation, runSliced, untilCancelled } from './timeSlice';
 import type { FeatureContext } from './feature';
 import { DEFAULT_SETTINGS, type ToonLensSettings } from './settings';
 import { DEFAULT_MARKDOWN_LANGUAGES, type ToonLensInitializationOptions } from './protocol';
@@ -47,44 +50,229 @@ export function overSizeLimit(doc: TextDocument, settings: ToonLensSettings): bo
   return doc.getText().length > settings.maxFileSizeMB * 1024 * 1024;
 }
 
-interface Memo {
+const optionsKeyOf = (opts: EngineOptions): string => `${opts.tokenizer}\0${opts.minTokenSavings}`;
+
+/** After this long, a plan still being computed shows `$/progress` (when the client supports it). */
+export const PROGRESS_AFTER_MS = 1000;
+
+interface Run {
   version: number;
+  /** The options the run measures with (tokenizer, token gate). */
   key: string;
-  plan: PlanResult;
+  steps: Generator<PlanProgress, PlanResult, void>;
+  promise: Promise<PlanResult>;
+  /** Set when a newer version (or a close) made this run pointless: it stops at its next turn. */
+  superseded?: Error;
+  /** Set when a synchronous caller finished the steps itself. */
+  drained?: PlanResult;
+  failed?: unknown;
 }
 
-/** Memoized section plans for the open markdown documents of one server. */
+interface DocState {
+  /** The document's own engine cache (one per open document, dropped on close). */
+  engine: EngineCache;
+  /** The outcome for one version: its plan, or the error it failed with (a failure is not recomputed). */
+  done?: { version: number; key: string; plan?: PlanResult; error?: unknown };
+  run?: Run;
+}
+
+function settled(d: { plan?: PlanResult; error?: unknown }): PlanResult {
+  if (d.plan) return d.plan;
+  throw d.error;
+}
+
+/**
+ * Section plans of the open markdown documents of one server: one engine cache per document (sized
+ * by it, dropped when it closes), each version measured once (its plan or its failure memoized).
+ * `planAsync` measures in time-sliced turns so the server keeps answering other requests while a
+ * large document is analysed, reports `$/progress` when that takes longer than a second, and stops
+ * as soon as a newer version supersedes the one being measured.
+ */
 export class MarkdownPlans {
-  private readonly engine = new EngineCache();
-  private readonly memo = new Map<string, Memo>();
+  private readonly docs = new Map<string, DocState>();
+
+  constructor(private readonly ctx?: Pick<FeatureContext, 'createWorkDoneProgress' | 'clientCapabilities' | 'log'>) {}
+
+  private state(uri: string): DocState {
+    let st = this.docs.get(uri);
+    if (!st) this.docs.set(uri, (st = { engine: new EngineCache() }));
+    return st;
+  }
 
   /**
-   * The plan of the document's current version, counted with the settings' tokenizer. Without settings
-   * (a caller that only needs the sections) any plan of the current version will do.
+   * The plan of the document's current version, counted with the settings' tokenizer, computed here and
+   * now when it is not known yet. Without settings (a caller that only needs the sections) any plan of the
+   * current version will do.
    */
   planFor(doc: TextDocument, settings?: PlanSettings): PlanResult {
+    const st = this.state(doc.uri);
     const opts = planOptions(settings);
-    const key = `${opts.tokenizer}\0${opts.minTokenSavings}`;
-    const m = this.memo.get(doc.uri);
-    if (m && m.version === doc.version && (m.key === key || settings === undefined)) return m.plan;
-    const plan = this.engine.plan(doc.getText(), opts);
-    this.memo.set(doc.uri, { version: doc.version, key, plan });
+    const key = optionsKeyOf(opts);
+    if (st.done?.version === doc.version && (st.done.key === key || settings === undefined)) return settled(st.done);
+    let plan: PlanResult;
+    try {
+      const run = st.run;
+      if (run?.version === doc.version && (run.key === key || settings === undefined)) {
+        // A time-sliced run of this version is under way: finish it now.
+        plan = runSteps(run.steps);
+        run.drained = plan;
+      } else {
+        if (run) run.superseded = contentModified();
+        st.run = undefined;
+        plan = st.engine.plan(doc.getText(), opts);
+      }
+    } catch (err) {
+      if (st.run?.version === doc.version) st.run.failed = err;
+      st.done = { version: doc.version, key, error: err };
+      throw err;
+    }
+    st.done = { version: doc.version, key, plan };
     return plan;
   }
 
-  forget(uri: string): void {
-    this.memo.delete(uri);
+  /**
+   * The plan of `doc`'s version, measured in time-sliced turns (shared by every caller waiting for the
+   * same version). Rejects with RequestCancelled when `token` fires, with ContentModified when a newer
+   * version or a close superseded it, or with the error the analysis failed with.
+   */
+  planAsync(doc: TextDocument, token?: CancellationToken, settings?: PlanSettings): Promise<PlanResult> {
+    const st = this.state(doc.uri);
+    const opts = planOptions(settings);
+    const key = optionsKeyOf(opts);
+    if (st.done?.version === doc.version && (st.done.key === key || settings === undefined)) {
+      try {
+        return Promise.resolve(settled(st.done));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    if (!(st.run?.version === doc.version && (st.run.key === key || settings === undefined))) this.start(st, doc, opts, key);
+    return untilCancelled(st.run!.promise, token);
   }
+
+  /**
+   * Resolves once the outcome for `doc`'s version is known, so `planFor(doc)` then answers at once
+   * (with the plan, or by throwing the failure, which was logged when it happened). Rejects only
+   * with RequestCancelled / ContentModified.
+   */
+  async ready(doc: TextDocument, token?: CancellationToken, settings?: PlanSettings): Promise<void> {
+    await this.planOrNone(doc, token, settings);
+  }
+
+  /** The plan of `doc`'s version, or undefined when its analysis failed (logged once, when it failed). */
+  async planOrNone(doc: TextDocument, token?: CancellationToken, settings?: PlanSettings): Promise<PlanResult | undefined> {
+    try {
+      return await this.planAsync(doc, token, settings);
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      return undefined;
+    }
+  }
+
+  private start(st: DocState, doc: TextDocument, opts: EngineOptions, key: string): void {
+    if (st.run) st.run.superseded = contentModified();
+    const { uri, version } = doc;
+    const steps = st.engine.planSteps(doc.getText(), opts);
+    const run: Run = { version, key, steps, promise: Promise.resolve(null as unknown as PlanResult) };
+    const began = performance.now();
+    let progress: Progress | undefined;
+    const stop = () => run.superseded ?? (this.docs.get(uri) !== st ? contentModified() : undefined);
+    const onTurn = (p: PlanProgress) => {
+      if (!progress && performance.now() - began > PROGRESS_AFTER_MS) progress = beginProgress(this.ctx, `ToonLens: measuring ${shortName(uri)}`);
+      progress?.report(p.done, p.total);
+    };
+    run.promise = runSliced(steps, stop, onTurn).then(
+      (value) => {
+        progress?.done();
+        if (run.failed !== undefined) throw run.failed;
+        const plan = run.drained ?? value;
+        if (st.run === run) st.run = undefined;
+        if (!run.superseded) st.done = { version, key, plan };
+        return plan;
+      },
+      (err: unknown) => {
+        progress?.done();
+        if (st.run === run) st.run = undefined;
+        if (!run.superseded && !isCancellation(err)) {
+          st.done = { version, key, error: err };
+          this.ctx?.log.error(`markdown analysis failed for ${uri} (version ${version}): ${err instanceof Error ? err.message : String(err)}`);
+        }
+        throw err;
+      },
+    );
+    // Nobody may be waiting (a superseded run): never an unhandled rejection.
+    run.promise.catch(() => undefined);
+    st.run = run;
+  }
+
+  /** `toon/fence-decode` diagnostics of the document's version, from its plan's slices (time-sliced). */
+  async fenceDiagnostics(doc: TextDocument, plan: PlanResult): Promise<CoreDiagnostic[]> {
+    const st = this.state(doc.uri);
+    const version = doc.version;
+    return runSliced(toonFenceDiagnosticSteps(doc.getText(), plan), () => (this.docs.get(doc.uri) !== st || (st.done && st.done.version !== version) ? contentModified() : undefined));
+  }
+
+  /** The document closed: its engine cache, plans and any run in progress go. */
+  forget(uri: string): void {
+    const st = this.docs.get(uri);
+    if (st?.run) st.run.superseded = contentModified();
+    this.docs.delete(uri);
+  }
+
+  /** Slice analyses held for a document (tests and the bench). */
+  cacheSize(uri: string): number {
+    return this.docs.get(uri)?.engine.size ?? 0;
+  }
+}
+
+interface Progress {
+  report(done: number, total: number): void;
+  done(): void;
+}
+
+function shortName(uri: string): string {
+  const path = uri.replace(/[?#].*$/, '');
+  return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1)) || uri;
+}
+
+/** A `$/progress` (window/workDoneProgress) for long work, or nothing when the client has no progress support. */
+function beginProgress(ctx: Pick<FeatureContext, 'createWorkDoneProgress' | 'clientCapabilities' | 'log'> | undefined, title: string): Progress | undefined {
+  if (!ctx?.clientCapabilities.window?.workDoneProgress) return undefined;
+  let handle: WorkDoneProgressServerReporter | undefined;
+  let finished = false;
+  let last = -1;
+  ctx.createWorkDoneProgress().then(
+    (h) => {
+      if (finished) return;
+      handle = h;
+      h.begin(title, 0, undefined, false);
+    },
+    (err: unknown) => ctx.log.warn(`window/workDoneProgress/create failed: ${err instanceof Error ? err.message : String(err)}`),
+  );
+  return {
+    report(done, total) {
+      const pct = total > 0 ? Math.floor((100 * done) / total) : 0;
+      if (!handle || pct === last) return;
+      last = pct;
+      handle.report(pct, `${fmtInt(Math.ceil(done / 2))} of ${fmtInt(Math.ceil(total / 2))} sections`);
+    },
+    done() {
+      finished = true;
+      handle?.done();
+    },
+  };
 }
 
 const plans = new WeakMap<FeatureContext, MarkdownPlans>();
 
-/** The one plan cache of a server (shared by the markdown features). */
+/** The one plan cache of a server (shared by the markdown features); a document's entry goes when it closes. */
 export function markdownPlans(ctx: FeatureContext): MarkdownPlans {
   let p = plans.get(ctx);
   if (!p) {
-    p = new MarkdownPlans();
+    const created = new MarkdownPlans(ctx);
+    p = created;
     plans.set(ctx, p);
+    ctx.documents.onDidClose((e) => created.forget(e.document.uri));
   }
   return p;
 }

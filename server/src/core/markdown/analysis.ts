@@ -6,6 +6,8 @@ import { parseSlice, type Block, type ParsedSlice } from './blocks';
 import { bodyValue, sliceKey, type JsonObject, type JsonValue } from './model';
 import { CandidateSet } from './candidate';
 import { sentences } from './text';
+import { toonFenceDiagnostics } from '../toon/fences';
+import type { CoreDiagnostic } from '../types';
 import { modelAlnum, sourceAlnum } from './coverage';
 import type { Tokenizer, TokenizerName } from '../tokens';
 import { profileName, sliceStats, emptyStats, RULE_RE, type ProfileName, type Stats } from './stats';
@@ -54,6 +56,8 @@ export interface SliceAnalysis {
   derived: Map<string, { model: JsonObject; candidates: CandidateSet; alnum: number }>;
   /** Memo for standalone verdicts by options key. */
   verdicts: Map<string, unknown>;
+  /** Memo: `toon/fence-decode` diagnostics of the slice's ```toon fences (slice-relative offsets). */
+  toonFences?: CoreDiagnostic[];
 }
 
 function countLines(raw: string): number {
@@ -121,6 +125,18 @@ export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): 
     derived: new Map(),
     verdicts: new Map(),
   };
+}
+
+const TOON_WORD = /toon/i;
+
+/**
+ * `toon/fence-decode` of the slice's own fences, slice-relative, memoized. A fence never crosses a
+ * document-level heading (the slicer agrees with markdown-it on headings, and a heading cannot stand
+ * inside a fence), so the document's fence diagnostics are its slices' shifted; a slice that does not
+ * contain the word "toon" has none and is not parsed.
+ */
+export function sliceToonFenceDiagnostics(a: SliceAnalysis): CoreDiagnostic[] {
+  return (a.toonFences ??= TOON_WORD.test(a.raw) ? toonFenceDiagnostics(a.raw) : []);
 }
 
 /** Token count of the slice text, memoized on the analysis (so with the engine's slice cache). */

@@ -10,7 +10,7 @@
 import { decode, encode } from '@toon-format/toon';
 import { DEFAULT_MIN_TOKEN_SAVINGS, planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction } from '../policy';
 import { tokenizer, type Tokenizer, type TokenizerName } from '../tokens';
-import { analyzeSlice, countTokens, derivedModel, sliceSourceTokens, type SliceAnalysis, type SliceKind } from './analysis';
+import { analyzeSlice, sliceToonFenceDiagnostics, countTokens, derivedModel, sliceSourceTokens, type SliceAnalysis, type SliceKind } from './analysis';
 import { decodesTo, delimitersFor, type CandidateSet, type DelimiterChar } from './candidate';
 import { coverageRatio } from './coverage';
 import { isSliceModel, renderBody, renderModel, type JsonObject, type JsonValue } from './model';
@@ -32,6 +32,9 @@ import {
 } from './verdict';
 import { duplicateRuleWarnings, shiftWarning, type DuplicateMemo, type RuleGroup, type VerdictWarning } from './warnings';
 import { DEFAULT_CHARS_PER_TOKEN } from './measure';
+import { detach } from './text';
+import { toonFenceDiagnostics } from '../toon/fences';
+import type { CoreDiagnostic } from '../types';
 
 export type { EngineMode, VerdictV1, VerdictWarning, Slice, ContextPlan, PlanSection };
 export { sliceDocument };
@@ -69,6 +72,8 @@ export interface SectionResult {
   action: 'convert' | 'keep';
   /** The section's tokens: its markdown against the segment Convert writes (computed on first read); null for frontmatter. */
   tokens: TokenFigures | null;
+  /** The slice's analysis (memoized per slice text; what per-slice features such as fence checks reuse). */
+  analysis: SliceAnalysis;
 }
 
 export interface PlanResult {
@@ -424,7 +429,7 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions): PlanResult {
     const a = d.analyses[i]!;
     const range = { line_start: s.lineStart, line_end: s.lineEnd, char_start: s.charStart, char_end: s.charEnd };
     if (s.kind === 'frontmatter') {
-      sections.push({ slice: s, verdict: null, candidate: null, action: 'keep', tokens: null });
+      sections.push({ slice: s, verdict: null, candidate: null, action: 'keep', tokens: null, analysis: a });
       segments.push(null);
       rows.push({ heading: null, kind: 'frontmatter', range, profile: null, verdict: null, action: 'keep', measured_chars: null, warnings: [], safe_to_auto_apply: false });
       return;
@@ -442,6 +447,7 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions): PlanResult {
       get tokens(): TokenFigures {
         return (figures ??= tokenFigures(v, tok));
       },
+      analysis: a,
     });
     segments.push(action === 'convert' ? st.segment : null);
     rows.push({
@@ -534,15 +540,64 @@ export function renderToonAsMarkdown(toonText: string): string {
   return body === '' ? '' : body + '\n';
 }
 
+const FENCE_MARK = /```|~~~/;
+
 /**
- * Memoizes slice analyses by slice kind + text (LRU, bounded): after a one-character edit
- * only the touched slice is parsed, encoded and decoded again.
+ * The document's `toon/fence-decode` diagnostics from its plan, as steps (one yield per slice):
+ * each slice's fences are checked once per slice text and shifted into place. Frontmatter is the
+ * one region markdown-it parses differently from the slicer (as markdown), so a frontmatter that
+ * holds a fence marker sends the whole text through the document-level check instead.
+ */
+export function* toonFenceDiagnosticSteps(text: string, plan: PlanResult): Generator<void, CoreDiagnostic[], void> {
+  if (plan.sections.some((s) => s.slice.kind === 'frontmatter' && FENCE_MARK.test(s.analysis.raw))) return toonFenceDiagnostics(text);
+  const out: CoreDiagnostic[] = [];
+  for (const s of plan.sections) {
+    const base = s.slice.charStart;
+    for (const d of sliceToonFenceDiagnostics(s.analysis)) out.push(base === 0 ? d : { ...d, range: { start: d.range.start + base, end: d.range.end + base } });
+    yield;
+  }
+  return out;
+}
+
+/** How far a time-sliced plan has got: `done` of `total` steps (each slice is analysed, then measured). */
+export interface PlanProgress {
+  done: number;
+  total: number;
+}
+
+/** Runs a step generator to its end, synchronously. */
+export function runSteps<T>(steps: Generator<unknown, T, void>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * The engine for one document: memoizes slice analyses by slice kind + text, so after a
+ * one-character edit only the touched slice is parsed, encoded and decoded again.
+ *
+ * Sized by what the document needs, not by a global cap: a plan keeps exactly the analyses of
+ * the slices of the version it measured (a generation), so the cache holds one entry per distinct
+ * slice of the document, however large, and drops the rest when the plan completes. Analyses made
+ * by a plan that was abandoned half-way (time-sliced, superseded by a newer version) are kept until
+ * the next completed plan, which reuses them. Cached slice texts are detached from the document
+ * string they were cut from, so no old version of the document stays alive through the cache.
+ *
+ * `planSteps` is the plan as a generator that yields after every slice, so a caller can spread a
+ * large document over many turns of the event loop and stop when the result is no longer wanted.
  */
 export class EngineCache {
-  private readonly map = new Map<string, SliceAnalysis>();
+  /** Analyses of the slices of the last completed plan. */
+  private gen = new Map<string, SliceAnalysis>();
+  /** Analyses made since (by plans not yet completed, or by profile/convert). */
+  private fresh = new Map<string, SliceAnalysis>();
   private last: { text: string; key: string; result: PlanResult } | null = null;
   private readonly duplicateMemo: { last?: DuplicateMemo } = {};
   private prevSlicing: { text: string; slices: Slice[] } | null = null;
+
+  /** @param _maxEntries ignored (the cache is sized by the document; kept for callers that still pass a bound). */
+  constructor(_maxEntries?: number) {}
 
   /** Slices of `text`, re-scanning only around the change since the last call. */
   private slicesOf(text: string): Slice[] {
@@ -551,39 +606,76 @@ export class EngineCache {
     this.prevSlicing = { text, slices };
     return slices;
   }
-  constructor(private readonly maxEntries = 5000) {}
 
-  private analyze: Analyze = (raw, kind, headingEnd) => {
-    const key = raw;
-    const hit = this.map.get(key);
-    if (hit && hit.kind === kind && hit.headingEnd === headingEnd) {
-      this.map.delete(key);
-      this.map.set(key, hit);
-      return hit;
+  private lookup(next: Map<string, SliceAnalysis> | null, raw: string, kind: SliceKind, headingEnd: number): SliceAnalysis {
+    const ok = (a: SliceAnalysis | undefined) => a !== undefined && a.kind === kind && a.headingEnd === headingEnd;
+    let a = next?.get(raw);
+    if (!ok(a)) a = this.fresh.get(raw);
+    if (!ok(a)) a = this.gen.get(raw);
+    if (!ok(a)) {
+      const own = detach(raw);
+      a = analyzeSlice(own, kind, headingEnd);
+      this.fresh.set(own, a);
     }
-    const a = analyzeSlice(raw, kind, headingEnd);
-    this.map.set(key, a);
-    if (this.map.size > this.maxEntries) this.map.delete(this.map.keys().next().value!);
-    return a;
-  };
+    next?.set(a!.raw, a!);
+    return a!;
+  }
 
-  plan(text: string, opts: EngineOptions = {}): PlanResult {
+  private analyzeAll(text: string): DocAnalysis {
+    const slices = this.slicesOf(text);
+    const analyze: Analyze = (raw, kind, headingEnd) => this.lookup(null, raw, kind, headingEnd);
+    return analyzeDocument(text, analyze, this.duplicateMemo, slices);
+  }
+
+  /**
+   * The plan of `text` as steps: one yield after each slice is analysed and after each is
+   * measured, then the document-level composition. Returning early (`steps.return()`) leaves the
+   * cache consistent and keeps the analyses made so far for the next plan.
+   */
+  *planSteps(text: string, opts: EngineOptions = {}): Generator<PlanProgress, PlanResult, void> {
+    text = String(text ?? '');
     const okey = JSON.stringify(opts);
     if (this.last && this.last.text === text && this.last.key === okey) return this.last.result;
-    const result = buildPlan(analyzeDocument(String(text ?? ''), this.analyze, this.duplicateMemo, this.slicesOf(String(text ?? ''))), opts);
+    const slices = this.slicesOf(text);
+    const total = 2 * slices.length;
+    const next = new Map<string, SliceAnalysis>();
+    const analyses: SliceAnalysis[] = [];
+    for (let i = 0; i < slices.length; i++) {
+      const sl = slices[i]!;
+      analyses.push(this.lookup(next, text.slice(sl.charStart, sl.charEnd), sl.kind, sl.headingEnd - sl.charStart));
+      yield { done: i + 1, total };
+    }
+    // Each section's standalone verdict (memoized on its analysis) is what the plan spends most on.
+    const lossOpts: EngineOptions = { ...opts, mode: 'lossless' };
+    const key = optionsKey(lossOpts);
+    for (let i = 0; i < slices.length; i++) {
+      if (slices[i]!.kind !== 'frontmatter') standaloneSection(analyses[i]!, lossOpts, key);
+      yield { done: slices.length + i + 1, total };
+    }
+    const result = buildPlan({ text, slices, analyses, duplicateMemo: this.duplicateMemo }, opts);
+    // The generation turns over: the cache now holds exactly this version's slices.
+    this.gen = next;
+    this.fresh = new Map();
     this.last = { text, key: okey, result };
     return result;
   }
 
+  plan(text: string, opts: EngineOptions = {}): PlanResult {
+    return runSteps(this.planSteps(text, opts));
+  }
+
   profile(text: string, opts: EngineOptions = {}): VerdictV1 {
-    return documentVerdict(analyzeDocument(String(text ?? ''), this.analyze, this.duplicateMemo, this.slicesOf(String(text ?? ''))), { ...opts, mode: 'lossless' }, false);
+    return documentVerdict(this.analyzeAll(String(text ?? '')), { ...opts, mode: 'lossless' }, false);
   }
 
   convert(text: string, opts: EngineOptions = {}): VerdictV1 {
-    return documentVerdict(analyzeDocument(String(text ?? ''), this.analyze, this.duplicateMemo, this.slicesOf(String(text ?? ''))), opts, true);
+    return documentVerdict(this.analyzeAll(String(text ?? '')), opts, true);
   }
 
+  /** Slice analyses held (the last plan's slices, plus any made since). */
   get size(): number {
-    return this.map.size;
+    let n = this.gen.size;
+    for (const k of this.fresh.keys()) if (!this.gen.has(k)) n++;
+    return n;
   }
 }

@@ -9,6 +9,7 @@
  * paragraph that a setext underline would turn into a heading. Its answers are
  * checked against markdown-it's block parse by property tests.
  */
+import { detach } from './text';
 
 /** One contiguous piece of the source. Slices tile the source exactly. */
 export interface Slice {
@@ -519,7 +520,7 @@ export function sliceDocument(text: string): Slice[] {
     const nextLine = i + 1 < headings.length ? headings[i + 1]!.line : lines.length;
     slices.push({
       kind: 'section',
-      heading: h.text,
+      heading: detach(h.text),
       level: h.level,
       charStart: lines[h.line]!.start,
       charEnd: nextLine < lines.length ? lines[nextLine]!.start : text.length,
@@ -598,7 +599,7 @@ export function resliceAfterEdit(prevText: string, prevSlices: Slice[], text: st
     const nextLine = i + 1 < headings.length ? headings[i + 1]!.line : lines.length;
     return {
       kind: 'section',
-      heading: h.text,
+      heading: detach(h.text),
       level: h.level,
       charStart: from.charStart + lines[h.line]!.start,
       charEnd: from.charStart + (nextLine < lines.length ? lines[nextLine]!.start : windowText.length),

@@ -1,0 +1,70 @@
+/**
+ * Time slicing for work that must not block the server's only thread: a step generator is run in
+ * turns of at most {@link TURN_MS}, and between turns the event loop runs (setImmediate), so the
+ * connection reads and answers other requests while a 40 MB document is being analysed.
+ */
+import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
+
+/** Longest uninterrupted turn of sliced work. */
+export const TURN_MS = 15;
+
+/** The answer to a request whose token fired (`$/cancelRequest`): RequestCancelled (-32800). */
+export function requestCancelled(): ResponseError<void> {
+  return new ResponseError(LSPErrorCodes.RequestCancelled, 'Request cancelled');
+}
+
+/** The answer when the document changed while the request waited: ContentModified (-32801); clients ask again. */
+export function contentModified(): ResponseError<void> {
+  return new ResponseError(LSPErrorCodes.ContentModified, 'The document changed while it was being analysed');
+}
+
+/** Whether an error only says that a request was cancelled or outdated (not a failure worth logging). */
+export function isCancellation(err: unknown): boolean {
+  return err instanceof ResponseError && (err.code === LSPErrorCodes.RequestCancelled || err.code === LSPErrorCodes.ContentModified);
+}
+
+/** Resolves on the next turn of the event loop, after pending I/O. */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Runs `steps` to its end in turns of at most TURN_MS. Before each turn `stop()` is asked;
+ * when it answers an error, the generator is closed and the promise rejects with that error.
+ * `onTurn` sees the last value yielded before each pause (progress).
+ */
+export async function runSliced<T, P>(steps: Generator<P, T, void>, stop: () => Error | undefined, onTurn?: (progress: P) => void): Promise<T> {
+  for (;;) {
+    const deadline = performance.now() + TURN_MS;
+    let r = steps.next();
+    while (!r.done && performance.now() < deadline) r = steps.next();
+    if (r.done) return r.value;
+    onTurn?.(r.value);
+    await nextTurn();
+    const err = stop();
+    if (err) {
+      steps.return(undefined as T);
+      throw err;
+    }
+  }
+}
+
+/** Waits for `p`, or rejects with RequestCancelled as soon as `token` fires. */
+export function untilCancelled<T>(p: Promise<T>, token: CancellationToken | undefined): Promise<T> {
+  if (!token) return p;
+  if (token.isCancellationRequested) return Promise.reject(requestCancelled());
+  return new Promise<T>((resolve, reject) => {
+    const sub = token.onCancellationRequested(() => {
+      sub.dispose();
+      reject(requestCancelled());
+    });
+    p.then(
+      (v) => {
+        sub.dispose();
+        resolve(v);
+      },
+      (e) => {
+        sub.dispose();
+        reject(e);
+      },
+    );
+  });
+}
