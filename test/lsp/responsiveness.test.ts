@@ -18,10 +18,7 @@ import {
   ShutdownRequest,
   StreamMessageReader,
   StreamMessageWriter,
-  WorkDoneProgress,
-  WorkDoneProgressCreateRequest,
   type ProtocolConnection,
-  type WorkDoneProgressBegin,
 } from 'vscode-languageserver-protocol/node';
 import { LspHarness, SERVER_PATH, REPO_ROOT } from './harness';
 
@@ -60,32 +57,14 @@ async function errorCode(p: Promise<unknown>): Promise<number | undefined> {
   }
 }
 
-/** Records the server's work-done progress; `begun` resolves with the first `begin`. */
-function recordProgress(lsp: LspHarness): { begins: WorkDoneProgressBegin[]; begun: Promise<WorkDoneProgressBegin> } {
-  const begins: WorkDoneProgressBegin[] = [];
-  let resolve!: (b: WorkDoneProgressBegin) => void;
-  const begun = new Promise<WorkDoneProgressBegin>((r) => (resolve = r));
-  lsp.connection.onRequest(WorkDoneProgressCreateRequest.type, (p) => {
-    lsp.connection.onProgress(WorkDoneProgress.type, p.token, (v) => {
-      if (v.kind !== 'begin') return;
-      begins.push(v);
-      resolve(v);
-    });
-  });
-  return { begins, begun };
-}
-
-/** `p`, or a rejection naming `what` after `ms`. */
-function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)));
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+/** The first `$/progress` begin the server sent (the harness records every progress notification). */
+function progressBegun(lsp: LspHarness, ms: number): Promise<{ title?: string }> {
+  return lsp.waitFor(() => lsp.progress.find((p) => p.value.kind === 'begin')?.value, ms, () => 'a $/progress begin');
 }
 
 describe('time-sliced markdown analysis (#14.11)', () => {
   test('while a 40 MB document is being measured, a hover on a small document is answered, then its lenses', async () => {
     const lsp = await LspHarness.start();
-    const progress = recordProgress(lsp);
     try {
       const text = bigMarkdown(160_000);
       assert.ok(text.length > 40_000_000, `${text.length} chars`);
@@ -93,8 +72,8 @@ describe('time-sliced markdown analysis (#14.11)', () => {
       // Its lenses are requested (and wait); the progress shows the measurement running past a second.
       const bigLenses = lsp.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: big } });
       bigLenses.catch(() => undefined);
-      const begin = await within(progress.begun, 120_000, 'a $/progress begin for the big document');
-      assert.match(begin.title, /big\.md/);
+      const begin = await progressBegun(lsp, 120_000);
+      assert.match(begin.title ?? '', /big\.md/);
 
       const small = lsp.open('small.md', SMALL);
       const t0 = performance.now();
@@ -116,10 +95,9 @@ describe('time-sliced markdown analysis (#14.11)', () => {
 
   test('$/cancelRequest on a lens request of a document being measured answers RequestCancelled', async () => {
     const lsp = await LspHarness.start();
-    const progress = recordProgress(lsp);
     try {
       const uri = lsp.open('big.md', bigMarkdown(40_000));
-      await within(progress.begun, 120_000, 'a $/progress begin');
+      await progressBegun(lsp, 120_000);
       const cts = new CancellationTokenSource();
       const pending = lsp.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } }, cts.token);
       cts.cancel();
