@@ -136,7 +136,7 @@ export class DiagnosticsScheduler {
     const diagnostics: Diagnostic[] = [];
     for (const { name, provider } of applicable) {
       try {
-        for (const d of await provider.provide(doc, settings)) diagnostics.push(d);
+        pushAll(diagnostics, await provider.provide(doc, settings));
       } catch (err) {
         this.log.error(`${name}: diagnostics failed for ${doc.uri}: ${errorText(err)}`);
       }
