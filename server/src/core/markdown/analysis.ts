@@ -17,6 +17,7 @@ import {
   type RuleRef,
   type VerdictWarning,
 } from './warnings';
+import { keepMarkerWarning } from './inlineControl';
 
 export type SliceKind = 'frontmatter' | 'preamble' | 'section';
 
@@ -96,6 +97,8 @@ export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): 
       const split = splitCandidateWarning(parsed, section);
       if (split) ownWarnings.push(split);
     }
+    const keep = keepMarkerWarning(raw, headingEnd, section);
+    if (keep) ownWarnings.push(keep);
   }
   return {
     kind,
