@@ -1,19 +1,16 @@
 /**
  * The project config, `.toonlens.json`: feeds every document's settings (rules, document kinds, ignore globs —
  * through the SettingsStore, see settings.ts for the precedence), reloads when a config file changes on disk,
- * and gives the config file itself diagnostics (core/config.ts), completion and hovers (vscode-json-languageservice
- * on schemas/toonlens-config.v1.json).
+ * and gives the config file itself diagnostics (core/config.ts), completion and hovers (the shared
+ * vscode-json-languageservice adapter on schemas/toonlens-config.v1.json).
  */
-import { getLanguageService, type LanguageService } from 'vscode-json-languageservice';
-import type { CompletionItem, Diagnostic, Hover } from 'vscode-languageserver/node';
-import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { CompletionList, Diagnostic, Hover } from 'vscode-languageserver/node';
 import { CONFIG_FILE_NAME, CONFIG_SCHEMA, configDiagnostics } from '../core/config';
 import { ConfigLoader, ignoredByConfig } from '../node/config';
 import type { FeatureModule } from './feature';
 import { toLspDiagnostic } from './diagnostics';
 import type { ProjectConfigForDocument } from './settings';
-
-const SCHEMA_URI = 'toonlens://schemas/toonlens-config.v1.json';
+import { JsonSchemaHelp } from './jsonLanguageService';
 
 /** Whether a document is a `.toonlens.json`. */
 export function isConfigDocument(doc: { uri: string }): boolean {
@@ -21,14 +18,9 @@ export function isConfigDocument(doc: { uri: string }): boolean {
   return path.endsWith(`/${CONFIG_FILE_NAME}`) || path === CONFIG_FILE_NAME;
 }
 
-let service: LanguageService | undefined;
-function jsonService(): LanguageService {
-  if (!service) {
-    service = getLanguageService({ clientCapabilities: { textDocument: { hover: { contentFormat: ['markdown', 'plaintext'] }, completion: { completionItem: { documentationFormat: ['markdown', 'plaintext'] } } } } });
-    service.configure({ validate: false, allowComments: true, schemas: [{ uri: SCHEMA_URI, fileMatch: [`*/${CONFIG_FILE_NAME}`, CONFIG_FILE_NAME], schema: CONFIG_SCHEMA }] });
-  }
-  return service;
-}
+let help: JsonSchemaHelp | undefined;
+/** The shared schema adapter (the one agent-JSON completion uses) with the config schema alone. */
+const configHelp = (): JsonSchemaHelp => (help ??= new JsonSchemaHelp({ config: CONFIG_SCHEMA }));
 
 export const projectConfigFeature: FeatureModule = {
   name: 'project-config',
@@ -45,20 +37,19 @@ export const projectConfigFeature: FeatureModule = {
       if (c.minTokenSavings !== undefined) out.minTokenSavings = c.minTokenSavings;
       return out;
     });
-    const jsonDoc = (doc: TextDocument) => jsonService().parseJSONDocument(doc);
     return {
       diagnostics: {
         appliesTo: isConfigDocument,
         provide: (doc): Diagnostic[] => configDiagnostics(doc.getText()).map((d) => toLspDiagnostic(doc, d)),
       },
-      async completion(doc, params): Promise<CompletionItem[]> {
-        if (!isConfigDocument(doc)) return [];
-        const list = await jsonService().doComplete(doc, params.position, jsonDoc(doc));
-        return list?.items ?? [];
+      async completion(doc, params): Promise<CompletionList | null> {
+        if (!isConfigDocument(doc)) return null;
+        return configHelp().complete(doc, 'config', params.position);
       },
       async hover(doc, params): Promise<Hover | null> {
         if (!isConfigDocument(doc)) return null;
-        return jsonService().doHover(doc, params.position, jsonDoc(doc));
+        const h = await configHelp().hover(doc, 'config', params.position);
+        return h ? { contents: { kind: 'markdown', value: h.markdown }, ...(h.range ? { range: h.range } : {}) } : null;
       },
       onDidChangeWatchedFiles(changes) {
         if (!changes.some((c) => isConfigDocument(c))) return;
