@@ -92,3 +92,36 @@ test('.toonlens.json itself: schema diagnostics at the value, completion of its 
     await h.shutdown();
   }
 });
+
+test('inline comments in the editor: disables hide what they name, <!-- toonlens: keep --> is never converted', async () => {
+  const h = await LspHarness.start();
+  try {
+    const heading = '## Everything about releases\n';
+    const text = LONG.replace(heading, '<!-- toonlens-disable-next-line toon/split-candidate -->\n' + heading);
+    const uri = h.openFile('inline.md', text, 'markdown');
+    const ds = await h.waitForDiagnostics(uri, (d) => d.length > 0);
+    assert.deepEqual(summary(ds), ['toon/long-section:info']);
+    assert.deepEqual(asCli(ds), (await cliReports(h.workspaceDir, ['inline.md']))[0]!.diagnostics);
+
+    const table = readFileSync(join(REPO_ROOT, 'examples', 'markdown', 'config-table.md'), 'utf8');
+    const convertTitles = async (line: number) => {
+      const actions = (await h.codeActions(h.uri('kept.md'), { start: { line, character: 0 }, end: { line, character: 0 } })) ?? [];
+      return actions.map((a) => a.title).filter((x) => x.startsWith('Convert section'));
+    };
+    const kept = h.openFile('kept.md', table, 'markdown');
+    await h.waitForDiagnostics(kept);
+    const firstHeading = table.split('\n').findIndex((l) => /^## /.test(l));
+    assert.ok((await convertTitles(firstHeading + 1)).length > 0, 'convertible before the marker');
+    const lines = table.split('\n');
+    lines.splice(firstHeading + 1, 0, '', '<!-- toonlens: keep -->');
+    const withKeep = lines.join('\n');
+    h.change(kept, withKeep);
+    await h.waitForDiagnostics(kept, (_d, v) => v === h.version(kept));
+    assert.deepEqual(await convertTitles(firstHeading + 3), [], 'no Convert action on a kept section');
+    const r = (await h.executeCommand('toonlens.convertSection', [{ uri: kept, position: { line: firstHeading + 3, character: 0 } }])) as { applied: boolean; message?: string };
+    assert.equal(r.applied, false);
+    assert.match(String(r.message), /toonlens: keep/);
+  } finally {
+    await h.shutdown();
+  }
+});

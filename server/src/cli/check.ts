@@ -8,6 +8,7 @@ import picomatch from 'picomatch';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { CODES, isDiagnosticCode } from '../core/codes';
 import { parse as parseJsonc } from 'jsonc-parser';
+import type { Log, Result } from 'sarif';
 import type { CliIO } from './io';
 import { CliError, defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { VERSION } from '../version';
@@ -456,7 +457,7 @@ export function toSarif(reports: FileReport[]): Log {
         },
         columnKind: 'utf16CodeUnits',
         results: reports.flatMap((r) =>
-          r.diagnostics.map((d) => ({
+          r.diagnostics.map((d): Result => ({
             ruleId: d.code,
             ruleIndex: ruleIndex.get(d.code),
             level: SARIF_LEVEL[d.severity],
