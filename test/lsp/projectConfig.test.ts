@@ -83,6 +83,11 @@ test('.toonlens.json itself: schema diagnostics at the value, completion of its 
     const levels = await complete(levelsText, levelsText.indexOf(':  ') + 2);
     for (const l of ['"off"', '"info"', '"warning"', '"error"']) assert.ok(levels.includes(l), `${l} offered: ${levels.join(', ')}`);
 
+    const codesText = '{ "rules": {  } }';
+    h.change(uri, codesText);
+    const codeKeys = await complete(codesText, codesText.indexOf('{  }') + 2);
+    for (const c of ['toon/long-section', 'toon/fence-decode', 'verdict/decision', 'schema']) assert.ok(codeKeys.some((k) => k === c || k === `"${c}"`), `${c} offered from the catalogue`);
+
     const hoverText = '{ "minTokenSavings": 10 }';
     h.change(uri, hoverText);
     await h.waitForDiagnostics(uri, (d) => d.length === 0);

@@ -8,7 +8,6 @@ import picomatch from 'picomatch';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { CODES, isDiagnosticCode } from '../core/codes';
 import { parse as parseJsonc } from 'jsonc-parser';
-import type { Log, Result } from 'sarif';
 import type { CliIO } from './io';
 import { CliError, defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { VERSION } from '../version';

@@ -9,11 +9,26 @@ import type { ErrorObject } from 'ajv';
 import { findNodeAtLocation, parse as parseJsonc, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import picomatch from 'picomatch';
 import configSchema from '../../../schemas/toonlens-config.v1.json';
-import { ruleCode } from './codes';
+import { CODES, DIAGNOSTIC_CODES, ruleCode } from './codes';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type Severity } from './types';
 
 export const CONFIG_FILE_NAME = '.toonlens.json';
-export const CONFIG_SCHEMA: Record<string, unknown> = configSchema as Record<string, unknown>;
+/**
+ * The config schema as the editor uses it: the file's schema with one `rules` property per code of the catalogue
+ * (description and default severity), so completion offers every code and hovers explain it.
+ */
+export const CONFIG_SCHEMA: Record<string, unknown> = withCatalogue(configSchema as Record<string, unknown>);
+
+function withCatalogue(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = schema.properties as Record<string, Record<string, unknown>>;
+  const rules = props.rules!;
+  const codes: Record<string, unknown> = {};
+  for (const code of DIAGNOSTIC_CODES) {
+    const info = CODES[code];
+    codes[code] = { $ref: '#/definitions/level', markdownDescription: `${info.description} (default: \`${info.severity}\`)` };
+  }
+  return { ...schema, properties: { ...props, rules: { ...rules, properties: codes } } };
+}
 
 export const RULE_LEVELS = ['off', 'info', 'warning', 'error'] as const;
 export type RuleLevel = (typeof RULE_LEVELS)[number];
