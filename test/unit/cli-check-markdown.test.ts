@@ -125,7 +125,9 @@ describe('.toonlens.json', () => {
   test('ignore globs: walked files are skipped, named ones skipped with a note', async () => {
     writeConfig('{ "ignore": ["long-section.md", "toon/"] }');
     try {
-      assert.deepEqual((await reports(['.'])).map((r) => r.file), ['md/AGENTS.md', 'md/config-table.md', 'md/duplicate-rules.md']);
+      const walked = await reports(['.']);
+      assert.deepEqual(walked.map((r) => r.file), ['.toonlens.json', 'md/AGENTS.md', 'md/config-table.md', 'md/duplicate-rules.md']);
+      assert.deepEqual(walked[0], { file: '.toonlens.json', kind: 'config', diagnostics: [] }, 'the config file is checked too');
       const named = await check(['md/long-section.md']);
       assert.equal(named.code, 0);
       assert.equal(named.stdout, '');
@@ -158,6 +160,8 @@ describe('.toonlens.json', () => {
       assert.match(line, /\(and \d+ more\)/);
       assert.doesNotMatch(r.stdout, /toon\/long-section/);
       assert.match(r.stdout, /toon\/split-candidate/);
+      const [cfg] = await reports(['.toonlens.json']);
+      assert.deepEqual(cfg!.diagnostics.map((d) => [d.code, d.range.start.line]), [['schema', 0], ['schema', 0]], 'the config file shows its problems where they are');
       writeConfig('{ "rules": ');
       assert.equal((await check(['md/long-section.md'])).code, 2);
       assert.equal((await check(['md/long-section.md', '--config', 'nope.json'])).code, 2);

@@ -17,7 +17,7 @@ import { applyFixes } from '../core/json/edits';
 import { parseJson } from '../core/json/parse';
 import { createNodeWorkspace } from '../node/workspace';
 import { ConfigLoader, ignoredByConfig, readConfigFile, type LoadedConfig } from '../node/config';
-import { applyRuleLevels, CONFIG_FILE_NAME } from '../core/config';
+import { applyRuleLevels, CONFIG_FILE_NAME, configDiagnostics } from '../core/config';
 import { isMarkdownPath, isToonPath, markdownDiagnostics, toonFileDiagnostics } from '../core/markdown/diagnostics';
 import { planDocument, type EngineOptions } from '../core/markdown/engine';
 import { LineIndex } from '../core/lineIndex';
@@ -103,8 +103,8 @@ function checkArgs(p: ParsedArgs): ParsedArgs & CheckArgs {
 /** One checked file, as the JSON format prints it. */
 export interface FileReport {
   file: string;
-  /** The agent-JSON kind, `markdown` or `toon`; null for a named file that is none of them. */
-  kind: DocumentKind | 'markdown' | 'toon' | null;
+  /** The agent-JSON kind, `markdown`, `toon` or `config` (a .toonlens.json); null for a named file that is none of them. */
+  kind: DocumentKind | 'markdown' | 'toon' | 'config' | null;
   diagnostics: { code: string; severity: CoreDiagnostic['severity']; message: string; range: { start: Position; end: Position } }[];
 }
 interface Position {
@@ -201,6 +201,13 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       continue;
     }
     const rules = loaded.config.rules;
+    if (basename(abs) === CONFIG_FILE_NAME) {
+      // The config file itself gets the editor's diagnostics on it (syntax and schema, with ranges).
+      const text = decodeText(bytes);
+      checked++;
+      record(abs, 'config', text, applyRuleLevels(configDiagnostics(text), rules));
+      continue;
+    }
     if (isMarkdownPath(abs) || isToonPath(abs)) {
       const limitMB = args.maxFileSizeMB ?? workspaceSettings(repositoryRoot(abs, io.cwd)).maxFileSizeMB ?? DEFAULT_MAX_FILE_SIZE_MB;
       const text = decodeText(bytes);
@@ -321,7 +328,7 @@ function walkFiles(dir: string, accept: (path: string, name: string, size: numbe
 function walk(dir: string, cwd: string, configFor: (abs: string) => LoadedConfig): string[] {
   return walkFiles(dir, (p, n, size) => {
     if (ignoredByConfig(configFor(p), p)) return false;
-    return isMarkdownPath(n) || isToonPath(n) || (n.toLowerCase().endsWith('.json') && n !== CONFIG_FILE_NAME && recognized(p, size, cwd, configFor(p)));
+    return isMarkdownPath(n) || isToonPath(n) || n === CONFIG_FILE_NAME || (n.toLowerCase().endsWith('.json') && recognized(p, size, cwd, configFor(p)));
   });
 }
 

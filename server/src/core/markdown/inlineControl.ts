@@ -12,9 +12,9 @@
  * engine), so a comment inside a code fence is text, not a directive. A diagnostic is matched by the line its
  * range starts on. CODE is `toon/long-section`, `long-section` or the engine's `long_section` alike.
  */
-import markdownit from 'markdown-it';
-import type { MarkdownIt } from 'markdown-it';
 import type { CoreDiagnostic } from '../types';
+import { LineIndex } from '../lineIndex';
+import { blockParser } from '../toon/fences';
 import { KEEP_MARKER_CODE } from '../policy';
 import type { VerdictWarning } from './warnings';
 
@@ -30,16 +30,6 @@ export interface InlineDirective {
   /** Offsets of the comment (`<!--` … `-->`) in the text as given. */
   start: number;
   end: number;
-}
-
-let parser: MarkdownIt | undefined;
-function blockParser(): MarkdownIt {
-  if (!parser) {
-    const p = markdownit('commonmark').enable(['table', 'strikethrough']);
-    p.core.ruler.disable(['inline', 'text_join'], true);
-    parser = p;
-  }
-  return parser;
 }
 
 /** `long_section`, `long-section`, `toon/long-section` → `toon/long-section`; other namespaced codes unchanged. */
@@ -70,41 +60,23 @@ function directiveOf(body: string): { kind: DirectiveKind; codes: string[] } | u
   return undefined;
 }
 
-/** Offsets of the start of every line. */
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) starts.push(i + 1);
-  }
-  return starts;
-}
-
 /** The control comments of a markdown text, in document order. Never throws. */
 export function inlineDirectives(text: string): InlineDirective[] {
   if (!text.includes('toonlens')) return [];
   try {
     const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
     const tokens = blockParser().parse(bom ? text.slice(1) : text, {});
-    const starts = lineStarts(text);
-    const lineOf = (offset: number): number => {
-      let lo = 0;
-      let hi = starts.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (starts[mid]! <= offset) lo = mid;
-        else hi = mid - 1;
-      }
-      return lo;
-    };
+    const index = new LineIndex(text);
+    const lineOf = (offset: number): number => index.positionAt(offset).line;
+    const lineStart = (line: number): number => (line < index.lineCount ? index.offsetAt({ line, character: 0 }) : text.length);
     const out: InlineDirective[] = [];
     for (const tok of tokens) {
       if (tok.type !== 'html_block' || !tok.map || !tok.content.includes('toonlens')) continue;
       const firstLine = tok.map[0];
       const lastLine = tok.map[1] - 1;
       // The block's source lines (containers may have stripped markers from tok.content, so read the source).
-      const from = starts[firstLine]!;
-      const to = lastLine + 1 < starts.length ? starts[lastLine + 1]! : text.length;
+      const from = lineStart(firstLine);
+      const to = lineStart(lastLine + 1);
       const src = text.slice(from, to);
       let at = 0;
       for (;;) {
