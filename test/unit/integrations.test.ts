@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AjvDraft07 from 'ajv';
@@ -128,5 +129,14 @@ describe('publish fields', () => {
     for (const f of ['bin/toonlens.js', 'dist/cli.js', 'dist/server.js', 'dist/client.js', 'CHANGELOG.md', String(pkg.icon)]) assert.ok(files.includes(f), f);
     assert.match(String(obj(pkg.scripts).prepack), /esbuild\.mjs/);
     assert.match(readFileSync(join(REPO_ROOT, 'bin', 'toonlens.js'), 'utf8'), /require\('\.\.\/dist\/cli\.js'\)/);
+  });
+
+  test('vsce ls: the VSIX file list, without a warning', { timeout: 120_000 }, () => {
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'ls', '--no-dependencies'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout + r.stderr, /WARNING|warn/i);
+    const listed = r.stdout.trim().split('\n');
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'images/icon.png', 'dist/client.js', 'dist/server.js', 'schemas/toonlens-config.v1.json']) assert.ok(listed.includes(f), `${f} in the VSIX`);
+    assert.ok(!listed.some((f) => /^(test|server|client|bench|scripts)\//.test(f)), listed.join(', '));
   });
 });
