@@ -130,3 +130,24 @@ test('inline comments in the editor: disables hide what they name, <!-- toonlens
     await h.shutdown();
   }
 });
+
+test('Check Workspace honours each file’s .toonlens.json (rules and ignore), as toonlens check does', async () => {
+  const h = await LspHarness.start();
+  try {
+    h.writeFile('docs/.toonlens.json', '{ "rules": { "toon/split-candidate": "off" }, "ignore": ["old/"] }');
+    h.writeFile('docs/long-section.md', LONG);
+    h.writeFile('docs/old/long-section.md', LONG);
+    h.writeFile('long-section.md', LONG);
+    await h.executeCommand('toonlens.checkWorkspace', []);
+    const inDocs = await h.waitForDiagnostics(h.uri('docs/long-section.md'), (d) => d.length > 0);
+    const atRoot = await h.waitForDiagnostics(h.uri('long-section.md'), (d) => d.length > 0);
+    assert.deepEqual(summary(inDocs), ['toon/long-section:info'], 'docs/.toonlens.json applies below docs/');
+    assert.deepEqual(summary(atRoot), ['toon/long-section:info', 'toon/split-candidate:info'], 'not above it');
+    assert.deepEqual(h.latestDiagnostics(h.uri('docs/old/long-section.md')) ?? [], [], 'ignored');
+    const cli = await cliReports(h.workspaceDir, ['.']);
+    assert.deepEqual(asCli(inDocs), cli.find((r) => r.file === 'docs/long-section.md')!.diagnostics);
+    assert.ok(!cli.some((r) => r.file === 'docs/old/long-section.md'));
+  } finally {
+    await h.shutdown();
+  }
+});

@@ -154,7 +154,8 @@ export class DiagnosticsScheduler {
         this.log.error(`${name}: diagnostics failed for ${doc.uri}: ${errorText(err)}`);
       }
     }
-    return diagnostics;
+    // As for open documents: the project's ignore globs and the rule levels apply.
+    return settings.project?.ignored ? [] : applyRuleLevelsToLsp(diagnostics, settings.rules);
   }
 
   private async run(uri: string, gen: number): Promise<void> {

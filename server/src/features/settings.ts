@@ -135,7 +135,10 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
 }
 
 export class SettingsStore {
+  /** Per document: the user's settings with the document's project config merged in. */
   private readonly cache = new Map<string, Promise<ToonLensSettings>>();
+  /** Per scope: the user's settings as the client answered. */
+  private readonly userCache = new Map<string, Promise<ToonLensSettings>>();
   private pushed: ToonLensSettings;
   private readonly listeners: (() => void)[] = [];
   private project: (uri: string) => ProjectConfigForDocument | undefined = () => undefined;
@@ -159,9 +162,28 @@ export class SettingsStore {
   forDocument(uri: string): Promise<ToonLensSettings> {
     let p = this.cache.get(uri);
     if (!p) {
-      const user = this.canPull ? this.pull(uri) : Promise.resolve(this.pushed);
-      p = user.then((settings) => withProjectConfig(settings, this.projectOf(uri)));
+      p = this.user(uri).then((settings) => withProjectConfig(settings, this.projectOf(uri)));
       this.cache.set(uri, p);
+    }
+    return p;
+  }
+
+  /**
+   * The settings of a file that need not be open, with the user's settings pulled once for `scopeUri` (its
+   * workspace folder: a workspace check of thousands of files asks the client once) and the file's own project
+   * config merged in. Never rejects.
+   */
+  forFileInScope(uri: string, scopeUri: string): Promise<ToonLensSettings> {
+    return this.user(scopeUri).then((settings) => withProjectConfig(settings, this.projectOf(uri)));
+  }
+
+  /** The user's settings for a scope (pulled and cached, or the pushed ones). */
+  private user(scopeUri: string): Promise<ToonLensSettings> {
+    if (!this.canPull) return Promise.resolve(this.pushed);
+    let p = this.userCache.get(scopeUri);
+    if (!p) {
+      p = this.pull(scopeUri);
+      this.userCache.set(scopeUri, p);
     }
     return p;
   }
@@ -178,11 +200,13 @@ export class SettingsStore {
   /** Forget a closed document's scope. */
   forget(uri: string): void {
     this.cache.delete(uri);
+    this.userCache.delete(uri);
   }
 
   /** `workspace/didChangeConfiguration`: drop the cache (pull clients) or take the pushed values. */
   changed(pushedSettings: unknown): void {
     this.cache.clear();
+    this.userCache.clear();
     if (!this.canPull && pushedSettings !== undefined && pushedSettings !== null) {
       const section = isObject(pushedSettings) && 'toonlens' in pushedSettings ? pushedSettings.toonlens : pushedSettings;
       this.pushed = normalizeSettings(section);
@@ -211,12 +235,14 @@ export class SettingsStore {
       if (answer === 'timeout') {
         this.log(`workspace/configuration did not answer within ${PULL_TIMEOUT_MS} ms; using defaults for ${uri}`);
         this.cache.delete(uri); // try again next time
+        this.userCache.delete(uri);
         return this.pushed;
       }
       return normalizeSettings(answer);
     } catch (err) {
       this.log(`workspace/configuration failed for ${uri}: ${errorText(err)}; using defaults`);
       this.cache.delete(uri);
+      this.userCache.delete(uri);
       return this.pushed;
     } finally {
       clearTimeout(timer);
