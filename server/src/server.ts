@@ -60,6 +60,7 @@ import { configureOriginals } from './features/markdownFences';
 import { schemaDriftFeature } from './features/schemaDrift';
 import { reportEditsFeature } from './features/reportEdits';
 import { recipeCompletionFeature } from './features/recipeCompletion';
+import { projectConfigFeature } from './features/projectConfig';
 import { jsonCompletionFeature } from './features/jsonCompletion';
 import { workspaceCheckFeature } from './features/workspaceCheck';
 import { pushAll } from './core/arrays';
@@ -67,6 +68,7 @@ import { isCancellation, requestCancelled } from './features/timeSlice';
 
 /** The feature modules, in the order their results are combined. */
 const FEATURES: FeatureModule[] = [
+  projectConfigFeature,
   jsonDiagnosticsFeature,
   codeActionsFeature,
   jsonHoverFeature,

@@ -25,7 +25,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { checkBytes, checkDocument, type CheckResult } from '../../server/src/core/check';
 import { EngineCache, type EngineOptions, type VerdictV1 } from '../../server/src/core/markdown/engine';
 import { markdownCodeLenses } from '../../server/src/features/markdownLenses';
-import { sectionWarningDiagnostics } from '../../server/src/features/markdownDiagnostics';
+import { sectionWarningDiagnostics } from '../../server/src/core/markdown/diagnostics';
 import { toonFenceDiagnostics } from '../../server/src/core/toon/fences';
 import { deriveSafetyTier, planExactEdit, writtenPaths } from '../../server/src/core/report/index';
 import { KIND_CHARACTERIZATION } from '../../server/src/core/report/shape';

@@ -3,13 +3,13 @@
  * the editor's diagnostics for agent JSON, in CI. Exit 0: no error; 1: some error; 2: usage or I/O error.
  */
 import { readdirSync, lstatSync, statSync, existsSync, type Stats } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { compileGlob } from '../core/glob';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { CODES, isDiagnosticCode } from '../core/codes';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { CliIO } from './io';
-import { defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
+import { CliError, defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { VERSION } from '../version';
 import { checkBytes, checkTooLarge, DEFAULT_MAX_FILE_SIZE_MB, TOO_LARGE_CODE, type CheckOptions, type CheckResult, type CheckSettings } from '../core/check';
 import { detectKind } from '../core/kinds';
@@ -20,6 +20,10 @@ import { readRegularFile, readRegularText } from '../node/files';
 import { WriteRefused, realRoot, replaceFile } from '../node/safeWrite';
 import { sha256Hex } from '../core/report/text';
 import { isInside } from '../core/report/paths';
+import { ConfigLoader, ignoredByConfig, readConfigFile, type LoadedConfig } from '../node/config';
+import { applyRuleLevels, CONFIG_FILE_NAME, configDiagnostics } from '../core/config';
+import { isMarkdownPath, isToonPath, markdownDiagnostics, toonFileDiagnostics } from '../core/markdown/diagnostics';
+import { planDocument, type EngineOptions } from '../core/markdown/engine';
 import { LineIndex } from '../core/lineIndex';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, type WorkspaceReader } from '../core/types';
 import { pushAll } from '../core/arrays';
@@ -104,7 +108,8 @@ function checkArgs(p: ParsedArgs): ParsedArgs & CheckArgs {
 /** One checked file, as the JSON format prints it. */
 export interface FileReport {
   file: string;
-  kind: DocumentKind | null;
+  /** The agent-JSON kind, `markdown`, `toon` or `config` (a .toonlens.json); null for a named file that is none of them. */
+  kind: DocumentKind | 'markdown' | 'toon' | 'config' | null;
   diagnostics: { code: string; severity: CoreDiagnostic['severity']; message: string; range: { start: Position; end: Position } }[];
 }
 interface Position {
@@ -118,6 +123,13 @@ const GLOB_CHARS = /[*?[\]{}]/;
 export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: CHECK_HELP, errorExit: 2 }, async (p, io) => {
   const args = checkArgs(p);
   settingsCache.clear(); // settings files may have changed since the previous run in this process
+  const configs = new ConfigLoader();
+  const explicitConfig = args.config !== undefined ? readConfigFile(resolve(io.cwd, args.config)) : undefined;
+  const reportedConfigs = new Set<string>();
+  if (explicitConfig && explicitConfig.problems.length && /^cannot read/.test(explicitConfig.problems[0]!)) {
+    throw new CliError('input_not_found', `config file not found: ${args.config}`);
+  }
+  const configFor = (abs: string) => explicitConfig ?? configs.forFile(abs);
   const settings: CheckSettings = { maxFileSizeMB: args.maxFileSizeMB };
   let ioError = false;
   const files: { abs: string; explicit: boolean }[] = [];
@@ -137,7 +149,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       st = undefined;
     }
     if (st?.isDirectory()) {
-      for (const f of walk(abs, io.cwd)) add(f, false);
+      for (const f of walk(abs, io.cwd, configFor)) add(f, false);
     } else if (st) {
       add(abs, true);
     } else if (GLOB_CHARS.test(target)) {
@@ -159,19 +171,65 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
   let warnings = 0;
   let checked = 0;
   const workspaces = new Map<string, WorkspaceReader | undefined>();
+  /** Adds one checked file's diagnostics to the output. */
+  const record = (abs: string, kind: FileReport['kind'], text: string | undefined, diagnostics: CoreDiagnostic[]): void => {
+    const rel = display(io.cwd, abs);
+    const toPosition = positionMapper(text);
+    const report: FileReport = { file: rel, kind, diagnostics: [] };
+    for (const d of diagnostics) {
+      if (d.severity === 'error') errors++;
+      else if (d.severity === 'warning') warnings++;
+      const range = { start: toPosition(d.range.start), end: toPosition(d.range.end) };
+      report.diagnostics.push({ code: d.code, severity: d.severity, message: d.message, range });
+      textLines.push(`${rel}:${range.start.line + 1}:${range.start.character + 1} ${d.severity} ${d.code} ${d.message}`);
+    }
+    reports.push(report);
+  };
 
   for (const { abs, explicit } of files) {
+    const loaded = configFor(abs);
+    if (loaded.problems.length && !reportedConfigs.has(loaded.file!)) {
+      reportedConfigs.add(loaded.file!);
+      io.stderr(`toonlens check: invalid config ${display(io.cwd, loaded.file!)}: ${loaded.problems[0]}${loaded.problems.length > 1 ? ` (and ${loaded.problems.length - 1} more)` : ''}\n`);
+      ioError = true;
+    }
+    if (ignoredByConfig(loaded, abs)) {
+      if (explicit) io.stderr(`toonlens check: ${display(io.cwd, abs)}: ignored by ${display(io.cwd, loaded.file!)}; skipped\n`);
+      continue;
+    }
+    const rules = loaded.config.rules;
     const root = repositoryRoot(abs, io.cwd);
     if (!workspaces.has(root)) workspaces.set(root, workspaceFactory?.(root));
-    const opts: CheckOptions = { fsPath: abs, settings: { ...workspaceSettings(root), ...definedOnly(settings) }, kind: args.kind, workspace: workspaces.get(root) };
+    const opts: CheckOptions = { fsPath: abs, settings: { ...kindSettings(root, loaded), ...definedOnly(settings) }, kind: args.kind, workspace: workspaces.get(root) };
+    const limitMB = opts.settings?.maxFileSizeMB ?? DEFAULT_MAX_FILE_SIZE_MB;
     // Only a regular file within the size limit is read (never a FIFO, a device or a directory; never past the limit).
-    const read = readRegularFile(abs, (opts.settings?.maxFileSizeMB ?? DEFAULT_MAX_FILE_SIZE_MB) * 1024 * 1024);
+    const read = readRegularFile(abs, limitMB * 1024 * 1024);
     if (!read.ok && read.code !== 'too-large') {
       io.stderr(`toonlens check: cannot read '${display(io.cwd, abs)}': it ${read.reason}\n`);
       ioError = true;
       continue;
     }
     const bytes = read.ok ? read.bytes : undefined;
+    if (basename(abs) === CONFIG_FILE_NAME && bytes) {
+      // The config file itself gets the editor's diagnostics on it (syntax and schema, with ranges).
+      const text = decodeText(bytes);
+      checked++;
+      record(abs, 'config', text, applyRuleLevels(configDiagnostics(text), rules));
+      continue;
+    }
+    if (isMarkdownPath(abs) || isToonPath(abs)) {
+      const kind = isMarkdownPath(abs) ? 'markdown' : 'toon';
+      checked++;
+      if (!bytes) {
+        const size = read.ok ? 0 : (read.size ?? 0);
+        record(abs, kind, '', applyRuleLevels([{ code: TOO_LARGE_CODE, severity: 'info' as const, message: `Not checked: ${(size / 1048576).toFixed(1)} MB is over the ${limitMB} MB limit (toonlens.maxFileSizeMB)`, range: { start: 0, end: 0 } }], rules));
+        continue;
+      }
+      const text = decodeText(bytes);
+      const diagnostics = kind === 'markdown' ? markdownDiagnostics(text, planDocument(text, planOptions(loaded))) : toonFileDiagnostics(text);
+      record(abs, kind, text, applyRuleLevels(diagnostics, rules));
+      continue;
+    }
     let result = bytes ? checkBytes(bytes, opts) : checkTooLarge(read.ok ? Buffer.alloc(0) : (read.head ?? Buffer.alloc(0)), read.ok ? 0 : (read.size ?? 0), opts);
     const tooLarge = result.diagnostics.some((d) => d.code === TOO_LARGE_CODE);
     if (!result.kind && tooLarge && explicit) {
@@ -192,17 +250,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       else if (fixed) result = fixed;
     }
 
-    const rel = display(io.cwd, abs);
-    const toPosition = positionMapper(result.text);
-    const report: FileReport = { file: rel, kind: result.kind ?? null, diagnostics: [] };
-    for (const d of result.diagnostics) {
-      if (d.severity === 'error') errors++;
-      else if (d.severity === 'warning') warnings++;
-      const range = { start: toPosition(d.range.start), end: toPosition(d.range.end) };
-      report.diagnostics.push({ code: d.code, severity: d.severity, message: d.message, range });
-      textLines.push(`${rel}:${range.start.line + 1}:${range.start.character + 1} ${d.severity} ${d.code} ${d.message}`);
-    }
-    reports.push(report);
+    record(abs, result.kind ?? null, result.text, applyRuleLevels(result.diagnostics, rules));
   }
 
   if (args.format === 'json') io.stdout(JSON.stringify(reports, null, 2) + '\n');
@@ -287,15 +335,38 @@ function walkFiles(dir: string, accept: (path: string, name: string, size: numbe
   return out;
 }
 
-/** JSON files under `dir` (sorted, node_modules/.git skipped) that ToonLens recognizes. */
-function walk(dir: string, cwd: string): string[] {
-  return walkFiles(dir, (p, n, size) => n.toLowerCase().endsWith('.json') && recognized(p, size, cwd));
+/** Markdown, .toon and the JSON files ToonLens recognizes under `dir` (sorted, node_modules/.git skipped). */
+function walk(dir: string, cwd: string, configFor: (abs: string) => LoadedConfig): string[] {
+  return walkFiles(dir, (p, n, size) => {
+    if (ignoredByConfig(configFor(p), p)) return false;
+    return isMarkdownPath(n) || isToonPath(n) || n === CONFIG_FILE_NAME || (n.toLowerCase().endsWith('.json') && recognized(p, size, cwd, configFor(p)));
+  });
+}
+
+/** The kind settings of a file: the repository's `.vscode/settings.json`, then its `.toonlens.json` (which wins per glob). */
+function kindSettings(root: string, loaded: LoadedConfig): CheckSettings {
+  const ws = workspaceSettings(root);
+  if (Object.keys(loaded.config.documentKinds).length === 0) return ws;
+  return { ...ws, documentKinds: { ...ws.documentKinds, ...loaded.config.documentKinds } };
+}
+
+/** The engine options a project's config sets (tokenizer, token gate), as the editor's settings carry them. */
+function planOptions(loaded: LoadedConfig): EngineOptions {
+  const opts: EngineOptions = {};
+  if (loaded.config.tokenizer !== undefined) opts.tokenizer = loaded.config.tokenizer;
+  if (loaded.config.minTokenSavings !== undefined) opts.minTokenSavings = loaded.config.minTokenSavings;
+  return opts;
+}
+
+/** A markdown or .toon file's bytes as text (invalid UTF-8 replaced, as an editor opening it would; the BOM kept). */
+function decodeText(bytes: Uint8Array): string {
+  return new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(bytes);
 }
 
 /** Whether a walked file is a ToonLens document: by name without reading, else by sniffing its parsed content. */
-function recognized(path: string, size: number, cwd: string): boolean {
+function recognized(path: string, size: number, cwd: string, loaded: LoadedConfig): boolean {
   const root = repositoryRoot(path, cwd);
-  const kindOpts = { fsPath: path, settings: workspaceSettings(root), root };
+  const kindOpts = { fsPath: path, settings: kindSettings(root, loaded), root };
   if (detectKind('', undefined, kindOpts)) return true;
   if (size > 50 * 1024 * 1024) return false;
   try {
@@ -407,7 +478,7 @@ export function toSarif(reports: FileReport[]): Log {
         },
         columnKind: 'utf16CodeUnits',
         results: reports.flatMap((r) =>
-          r.diagnostics.map((d) => ({
+          r.diagnostics.map((d): Result => ({
             ruleId: d.code,
             ruleIndex: ruleIndex.get(d.code),
             level: SARIF_LEVEL[d.severity],

@@ -32,7 +32,12 @@ export const WARNING_SEVERITY: Readonly<Record<string, WarningSeverity>> = {
   budget_refused: 'warning',
   /** Added by ToonLens (#13): the segment saves characters but not real tokens (verdict.v1's code set is open). */
   token_regression: 'warning',
+  // ToonLens's own code (the registry is open): the author asked for markdown with <!-- toonlens: keep -->.
+  keep_marker: 'info',
 };
+
+/** Warning code of a `<!-- toonlens: keep -->` marker: the verdict is keep_markdown, whatever the savings. */
+export const KEEP_MARKER_CODE = 'keep_marker';
 
 /** Warning codes that send a verdict to split_first. */
 export const SPLIT_CODES: readonly string[] = ['long_section', 'split_candidate'];
@@ -72,6 +77,7 @@ export interface Decision {
 /** The decision policy (docs/engine.md#decision-policy): the first rule that matches wins. */
 export function decide(inputs: DecisionInputs): Decision {
   if (inputs.refused) return { verdict: 'refused', because: 'budget target missed losslessly and lossy output not allowed' };
+  if (inputs.warnings.some((w) => w.code === KEEP_MARKER_CODE)) return { verdict: 'keep_markdown', because: 'the section says <!-- toonlens: keep -->' };
   const split = inputs.warnings.find((w) => SPLIT_CODES.includes(w.code));
   if (split) return { verdict: 'split_first', because: `warning \`${split.code}\`` };
   const savings = inputs.source - inputs.toon;

@@ -6,6 +6,7 @@
 import { DiagnosticSeverity, type Connection, type Diagnostic, type TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CoreDiagnostic, Severity } from '../core/types';
+import { applyRuleLevels, type RuleLevel } from '../core/config';
 import type { DiagnosticProvider, Logger } from './feature';
 import type { SettingsStore, ToonLensSettings } from './settings';
 import { errorText } from './settings';
@@ -48,6 +49,20 @@ export function toLspDiagnostic(doc: TextDocument, d: CoreDiagnostic, range?: Di
     message: d.message,
     data,
   };
+}
+
+const LEVEL_OF: Partial<Record<DiagnosticSeverity, Severity>> = {
+  [DiagnosticSeverity.Error]: 'error',
+  [DiagnosticSeverity.Warning]: 'warning',
+  [DiagnosticSeverity.Information]: 'info',
+  [DiagnosticSeverity.Hint]: 'hint',
+};
+
+/** LSP diagnostics with the rule levels applied (`off` removes, another level replaces the severity), as the CLI does on core diagnostics. */
+export function applyRuleLevelsToLsp(diagnostics: Diagnostic[], rules: Readonly<Record<string, RuleLevel>>): Diagnostic[] {
+  if (Object.keys(rules).length === 0) return diagnostics;
+  const tagged = diagnostics.map((d) => ({ d, code: typeof d.code === 'string' ? d.code : String(d.code ?? ''), severity: LEVEL_OF[d.severity ?? DiagnosticSeverity.Error] ?? 'error' }));
+  return applyRuleLevels(tagged, rules).map((t) => (t.severity === LEVEL_OF[t.d.severity ?? DiagnosticSeverity.Error] ? t.d : { ...t.d, severity: SEVERITY[t.severity] }));
 }
 
 interface Pending {
@@ -141,7 +156,8 @@ export class DiagnosticsScheduler {
         this.log.error(`${name}: diagnostics failed for ${doc.uri}: ${errorText(err)}`);
       }
     }
-    return diagnostics;
+    // As for open documents: the project's ignore globs and the rule levels apply.
+    return settings.project?.ignored ? [] : applyRuleLevelsToLsp(diagnostics, settings.rules);
   }
 
   private async run(uri: string, gen: number): Promise<void> {
@@ -177,6 +193,8 @@ export class DiagnosticsScheduler {
     if (this.generation.get(uri) !== gen) return;
     if (diagnostics.length === 0 && applicable.length === 0) this.published.delete(uri);
     else this.published.add(uri);
-    await this.connection.sendDiagnostics({ uri, version: doc.version, diagnostics });
+    // The project's ignore globs and the rule levels (.toonlens.json + toonlens.rules) apply to every provider alike.
+    const shown = settings.project?.ignored ? [] : applyRuleLevelsToLsp(diagnostics, settings.rules);
+    await this.connection.sendDiagnostics({ uri, version: doc.version, diagnostics: shown });
   }
 }

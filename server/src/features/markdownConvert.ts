@@ -12,6 +12,7 @@
  * - Convert all recommended sections: the plan's verified hybrid, as one edit of every converted section.
  */
 import { CodeActionKind, TextDocumentEdit, type CancellationToken, type CodeAction, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver/node';
+import { KEEP_MARKER_CODE } from '../core/policy';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { convertSectionEdit, type PlanResult, type SectionResult } from '../core/markdown/engine';
 import { originalRecordFor, revertDescription, revertEdit, type OriginalRecord } from '../core/markdown/revert';
@@ -40,9 +41,14 @@ function asArg(args: unknown[]): SectionArg | undefined {
   return a && typeof a === 'object' && typeof a.uri === 'string' ? a : undefined;
 }
 
-/** A section may be converted when its candidate exists and strictly decoded (flags.valid). */
+/** A section may be converted when its candidate exists and strictly decoded (flags.valid), and it does not say `<!-- toonlens: keep -->`. */
 export function convertible(s: SectionResult | undefined): s is SectionResult & { candidate: string } {
-  return !!s && !!s.verdict && s.verdict.flags.valid && typeof s.candidate === 'string';
+  return !!s && !!s.verdict && s.verdict.flags.valid && typeof s.candidate === 'string' && !keptByMarker(s);
+}
+
+/** Whether the section carries `<!-- toonlens: keep -->` (it is never converted, not even on request). */
+export function keptByMarker(s: SectionResult): boolean {
+  return !!s.verdict?.warnings.some((w) => w.code === KEEP_MARKER_CODE);
 }
 
 function lspEdit(doc: TextDocument, start: number, end: number, newText: string): TextEdit {
@@ -142,6 +148,7 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       const s = sectionFromArg(doc, plans.planFor(doc, settings), a!);
       if (!s) return { applied: false, message: 'no measured section here' };
       if (convertedFenceOf(doc.getText(), s, toonFencesOf(doc))) return { applied: false, message: `“${headingText(s)}” is TOON already (a \`\`\`toon fence): Revert to Markdown goes back` };
+      if (keptByMarker(s)) return { applied: false, message: `“${headingText(s)}” says <!-- toonlens: keep -->: it stays markdown` };
       if (!convertible(s)) return { applied: false, message: `“${headingText(s)}” has no TOON candidate that decodes` };
       if (s.action !== 'convert') {
         const ok = await ctx.confirm({ ...convertAnywayQuestion(s), confirmLabel: 'Convert anyway' });

@@ -5,32 +5,17 @@
  * against the markdown it stands for, and the session's / storage's originals for exact Revert.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { SectionResult } from '../core/markdown/engine';
 import { measureChars, type MeasuredChars } from '../core/markdown/measure';
 import { DEFAULT_TOKENIZER, tokenizer, type TokenizerName } from '../core/tokens';
-import { fenceExtent, fenceKey, revertEdit, type OriginalsStore, type RevertEdit } from '../core/markdown/revert';
-import { findToonFences, type ToonFence } from '../core/toon/fences';
+import { fenceKey, revertEdit, type OriginalsStore, type RevertEdit } from '../core/markdown/revert';
+import { convertedFenceOf, fenceAtOffset, toonFencesIn, type FenceAt } from '../core/markdown/sectionFences';
 import { createOriginalsStore } from '../node/originals';
 
-export interface FenceAt {
-  fence: ToonFence;
-  /** Start of the opening fence line. */
-  start: number;
-  /** End of the closing fence line (before its line break). */
-  end: number;
-}
-
-/** A cheap, linear pre-check: no ```toon / ~~~toon opener anywhere means no fence (skips markdown-it). */
-const MAYBE_TOON_FENCE = /(?:`{3}|~{3})[ \t]*toon/i;
+export type { FenceAt };
+export { toonFencesIn, fenceAtOffset, convertedFenceOf };
 
 const memo = new Map<string, { version: number; text: string; fences: FenceAt[] }>();
 const MEMO_MAX = 64;
-
-/** The ```toon fences of a text with their extents. */
-export function toonFencesIn(text: string): FenceAt[] {
-  if (!MAYBE_TOON_FENCE.test(text)) return [];
-  return findToonFences(text).map((fence) => ({ fence, ...fenceExtent(text, fence) }));
-}
 
 /** The ```toon fences of a document's current version (memoized). */
 export function toonFencesOf(doc: TextDocument): FenceAt[] {
@@ -42,34 +27,6 @@ export function toonFencesOf(doc: TextDocument): FenceAt[] {
   memo.set(doc.uri, { version: doc.version, text, fences });
   if (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value!);
   return fences;
-}
-
-/** The fence whose extent contains `offset`. */
-export function fenceAtOffset(fences: readonly FenceAt[], offset: number): FenceAt | undefined {
-  return fences.find((f) => offset >= f.start && offset <= f.end);
-}
-
-const blank = (s: string): boolean => s.trim() === '';
-
-/** The fence a section consists of (its body is that fence and blank lines only), if it is a converted section. */
-export function convertedFenceOf(text: string, s: SectionResult, fences: readonly FenceAt[]): FenceAt | undefined {
-  const bodyStart = s.slice.headingEnd;
-  // Fences are in document order: start at the first one at or after the body (binary search), so a
-  // document of n sections and n fences costs n log n here, not n² (150,000 fences: #14.11).
-  let lo = 0;
-  let hi = fences.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (fences[mid]!.start < bodyStart) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let i = lo; i < fences.length; i++) {
-    const f = fences[i]!;
-    if (f.start >= s.slice.charEnd) break;
-    if (f.end > s.slice.charEnd) continue;
-    if (blank(text.slice(bodyStart, f.start)) && blank(text.slice(f.end, s.slice.charEnd))) return f;
-  }
-  return undefined;
 }
 
 /** What a fence saves against the markdown it stands for (the known original, else its canonical rendering). */

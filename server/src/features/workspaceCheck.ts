@@ -64,7 +64,8 @@ export const workspaceCheckFeature: FeatureModule = {
       const uri = pathToFileURL(absPath).toString();
       const reader = ctx.getWorkspaceReader(uri);
       if (!reader) return undefined;
-      const settings = await ctx.settings.forDocument(pathToFileURL(reader.root ?? nodePath.dirname(absPath)).toString());
+      // The folder's settings (one pull per folder) with this file's .toonlens.json merged in.
+      const settings = await ctx.settings.forFileInScope(uri, pathToFileURL(reader.root ?? nodePath.dirname(absPath)).toString());
       const bytes = reader.readFile(absPath);
       if (!bytes) return undefined;
       if (bytes.length > settings.maxFileSizeMB * 1024 * 1024) return 'too-large';

@@ -21,6 +21,7 @@ import {
   type VerdictWarning,
 } from './warnings';
 import { pushAll } from '../arrays';
+import { keepMarkerWarning } from './inlineControl';
 
 export type SliceKind = 'frontmatter' | 'preamble' | 'section';
 
@@ -102,6 +103,8 @@ export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): 
       const split = splitCandidateWarning(parsed, section);
       if (split) ownWarnings.push(split);
     }
+    const keep = keepMarkerWarning(raw, headingEnd, section);
+    if (keep) ownWarnings.push(keep);
   }
   return {
     kind,

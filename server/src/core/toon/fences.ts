@@ -41,7 +41,8 @@ export interface ToonFence {
 }
 
 let parser: MarkdownIt | undefined;
-function blockParser(): MarkdownIt {
+/** markdown-it's block parse in the engine's configuration (CommonMark + GFM tables, no inline pass), shared. */
+export function blockParser(): MarkdownIt {
   if (!parser) {
     const p = markdownit('commonmark').enable(['table', 'strikethrough']);
     p.core.ruler.disable(['inline', 'text_join'], true);

@@ -1,0 +1,191 @@
+/**
+ * The project configuration file, `.toonlens.json` (JSON with comments): its shape, its validation against
+ * `schemas/toonlens-config.v1.json`, and what it does to diagnostics — rule severities (`off` removes a
+ * diagnostic) and ignore globs. Finding the file on disk is the Node loader's job (node/config.ts); this
+ * module is pure and shared by the CLI and the language server. Precedence: docs/config.md.
+ */
+import AjvDraft07 from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { findNodeAtLocation, parse as parseJsonc, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { compileGlob } from './glob';
+import configSchema from '../../../schemas/toonlens-config.v1.json';
+import { CODES, DIAGNOSTIC_CODES, ruleCode } from './codes';
+import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type Severity } from './types';
+
+export const CONFIG_FILE_NAME = '.toonlens.json';
+/**
+ * The config schema as the editor uses it: the file's schema with one `rules` property per code of the catalogue
+ * (description and default severity), so completion offers every code and hovers explain it.
+ */
+export const CONFIG_SCHEMA: Record<string, unknown> = withCatalogue(configSchema as Record<string, unknown>);
+
+function withCatalogue(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = schema.properties as Record<string, Record<string, unknown>>;
+  const rules = props.rules!;
+  const codes: Record<string, unknown> = {};
+  for (const code of DIAGNOSTIC_CODES) {
+    const info = CODES[code];
+    codes[code] = { $ref: '#/definitions/level', markdownDescription: `${info.description} (default: \`${info.severity}\`)` };
+  }
+  return { ...schema, properties: { ...props, rules: { ...rules, properties: codes } } };
+}
+
+export const RULE_LEVELS = ['off', 'info', 'warning', 'error'] as const;
+export type RuleLevel = (typeof RULE_LEVELS)[number];
+export const TOKENIZERS = ['o200k_base', 'cl100k_base', 'estimate'] as const;
+export type Tokenizer = (typeof TOKENIZERS)[number];
+
+export interface ToonLensConfig {
+  /** Diagnostic code → level. */
+  rules: Record<string, RuleLevel>;
+  /** Glob → kind, as the `toonlens.documentKinds` setting. */
+  documentKinds: Record<string, DocumentKind>;
+  tokenizer?: Tokenizer;
+  minTokenSavings?: number;
+  /** Globs relative to the config file's folder. */
+  ignore: string[];
+}
+
+export const EMPTY_CONFIG: Readonly<ToonLensConfig> = Object.freeze({ rules: {}, documentKinds: {}, ignore: [] });
+
+export interface ParsedConfig {
+  /** What the file validly says (invalid entries are dropped, so a typo does not disable everything). */
+  config: ToonLensConfig;
+  /** One line per problem (syntax or schema), empty when the file is valid. */
+  problems: string[];
+}
+
+let validator: ReturnType<AjvDraft07['compile']> | undefined;
+function validate(value: unknown): ErrorObject[] {
+  validator ??= new AjvDraft07({ allErrors: true, strict: false }).compile(CONFIG_SCHEMA);
+  return validator(value) ? [] : [...(validator.errors ?? [])];
+}
+
+function describe(e: ErrorObject): string {
+  const at = e.instancePath ? e.instancePath.slice(1).replace(/~1/g, '/').replace(/~0/g, '~').split('/').join('.') : '(root)';
+  if (e.keyword === 'additionalProperties') return `${at}: unknown property "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+  if (e.keyword === 'enum') return `${at}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'propertyNames') return `${at}: "${(e.params as { propertyName: string }).propertyName}" is not a diagnostic code`;
+  return `${at}: ${e.message ?? e.keyword}`;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Line (1-based) of an offset, for syntax-error messages. */
+function lineOf(text: string, offset: number): number {
+  let n = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) n++;
+  return n;
+}
+
+/** Parses and validates a config file's text. Never throws. */
+export function parseConfig(text: string): ParsedConfig {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const errors: ParseError[] = [];
+  const raw: unknown = parseJsonc(body, errors, { allowTrailingComma: true, disallowComments: false });
+  const problems: string[] = errors.map((e) => `line ${lineOf(body, e.offset)}: ${printParseErrorCode(e.error)}`);
+  if (problems.length) return { config: { ...EMPTY_CONFIG, rules: {}, documentKinds: {}, ignore: [] }, problems };
+  problems.push(...validate(raw).map(describe));
+  return { config: normalizeConfig(raw), problems };
+}
+
+/** The valid parts of a config value (the same lenient reading the settings get). */
+export function normalizeConfig(raw: unknown): ToonLensConfig {
+  const o = isObject(raw) ? raw : {};
+  return {
+    rules: normalizeRules(o.rules),
+    documentKinds: isObject(o.documentKinds)
+      ? (Object.fromEntries(Object.entries(o.documentKinds).filter(([, k]) => (DOCUMENT_KINDS as readonly unknown[]).includes(k))) as Record<string, DocumentKind>)
+      : {},
+    ...(typeof o.tokenizer === 'string' && (TOKENIZERS as readonly string[]).includes(o.tokenizer) ? { tokenizer: o.tokenizer as Tokenizer } : {}),
+    ...(typeof o.minTokenSavings === 'number' && Number.isInteger(o.minTokenSavings) && o.minTokenSavings >= 0 ? { minTokenSavings: o.minTokenSavings } : {}),
+    ignore: Array.isArray(o.ignore) ? o.ignore.filter((g): g is string => typeof g === 'string' && g !== '') : [],
+  };
+}
+
+/** `rules` as given (config file or the `toonlens.rules` setting): unknown levels are dropped. */
+export function normalizeRules(raw: unknown): Record<string, RuleLevel> {
+  if (!isObject(raw)) return {};
+  const out: Record<string, RuleLevel> = {};
+  for (const [code, level] of Object.entries(raw)) if (typeof level === 'string' && (RULE_LEVELS as readonly string[]).includes(level)) out[code] = level as RuleLevel;
+  return out;
+}
+
+/**
+ * Diagnostics with the rule levels applied: `off` removes the diagnostic, another level replaces its severity;
+ * codes the rules do not name keep their default severity.
+ */
+export function applyRuleLevels<T extends { code: string; severity: Severity }>(diagnostics: T[], rules: Readonly<Record<string, RuleLevel>>): T[] {
+  if (Object.keys(rules).length === 0) return diagnostics;
+  const out: T[] = [];
+  for (const d of diagnostics) {
+    const level = Object.prototype.hasOwnProperty.call(rules, d.code) ? rules[d.code] : undefined;
+    if (level === 'off') continue;
+    out.push(level === undefined || level === d.severity ? d : { ...d, severity: level });
+  }
+  return out;
+}
+
+const matchers = new Map<string, (path: string) => boolean>();
+
+/** Whether a path (relative to the config file's folder, `/`-separated) matches one of the ignore globs. */
+export function isIgnored(ignore: readonly string[], relPath: string): boolean {
+  if (ignore.length === 0 || relPath.startsWith('../') || relPath === '..') return false;
+  const key = ignore.join('\0');
+  let m = matchers.get(key);
+  if (!m) {
+    // A glob without a slash matches the file name anywhere (as .gitignore), "dir/" a whole folder.
+    const globs = ignore.flatMap((g) => {
+      const t = g.replace(/^\.\//, '');
+      if (t.endsWith('/')) return [`${t}**`, `**/${t}**`];
+      return t.includes('/') ? [t, `${t}/**`] : [`**/${t}`, `**/${t}/**`];
+    });
+    const each = globs.map((g) => compileGlob(g));
+    m = (p: string) => each.some((one) => one(p));
+    if (matchers.size > 100) matchers.clear();
+    matchers.set(key, m);
+  }
+  return m(relPath);
+}
+
+/** JSON-pointer segments of an ajv instancePath. */
+function pointerSegments(instancePath: string): (string | number)[] {
+  if (!instancePath) return [];
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((x) => (/^\d+$/.test(x) ? Number(x) : x));
+}
+
+/**
+ * The diagnostics of a `.toonlens.json` in the editor: `json-syntax` for what does not parse (comments and
+ * trailing commas are fine), `schema` for what breaks schemas/toonlens-config.v1.json, at the offending value
+ * (an unknown property at its key). Offsets refer to the text as given (a BOM counts one). Never throws.
+ */
+export function configDiagnostics(text: string): CoreDiagnostic[] {
+  try {
+    const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    const body = bom ? text.slice(1) : text;
+    const errors: ParseError[] = [];
+    const tree = parseTree(body, errors, { allowTrailingComma: true, disallowComments: false });
+    if (errors.length || !tree) {
+      return errors.map((e): CoreDiagnostic => ({ ...ruleCode('json-syntax'), message: printParseErrorCode(e.error), range: { start: e.offset + bom, end: e.offset + bom + Math.max(1, e.length) } }));
+    }
+    const value: unknown = parseJsonc(body, [], { allowTrailingComma: true });
+    const found = validate(value).map((e): CoreDiagnostic => {
+      const segs = pointerSegments(e.instancePath);
+      let node: Node | undefined = findNodeAtLocation(tree, segs) ?? tree;
+      if (e.keyword === 'additionalProperties' || e.keyword === 'propertyNames') {
+        const key = e.keyword === 'additionalProperties' ? (e.params as { additionalProperty: string }).additionalProperty : (e.params as { propertyName: string }).propertyName;
+        const prop = node?.children?.find((c) => c.type === 'property' && c.children?.[0]?.value === key);
+        node = prop?.children?.[0] ?? node;
+      }
+      const start = (node?.offset ?? 0) + bom;
+      return { ...ruleCode('schema'), message: describe(e).replace(/^[^:]*: /, ''), range: { start, end: start + (node?.length ?? 0) } };
+    });
+    return found.sort((a, b) => a.range.start - b.range.start);
+  } catch (err) {
+    return [{ ...ruleCode('internal'), message: `Internal error while checking the config: ${err instanceof Error ? err.message : String(err)}`, range: { start: 0, end: 0 } }];
+  }
+}

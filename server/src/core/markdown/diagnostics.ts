@@ -1,0 +1,87 @@
+/**
+ * The diagnostics of a markdown or `.toon` file, shared by the language server and `toonlens check`:
+ * - the verdict engine's warnings that point at text (`toon/duplicate-rule`, `toon/vague-rule` where they
+ *   point; `toon/long-section`, `toon/split-candidate` on the section's heading line, never across its body),
+ *   none on a converted section (a ```toon fence is TOON already) or inside any ```toon fence;
+ * - `toon/fence-decode` for a ```toon fence (or a .toon file) that fails a strict decode;
+ * - minus what the file's `<!-- toonlens-disable… -->` comments switch off.
+ */
+import type { PlanResult } from './engine';
+import { toonFenceDiagnostics, toonFileDiagnostics } from '../toon/fences';
+import type { CoreDiagnostic } from '../types';
+import type { DiagnosticCode } from '../codes';
+import { LineIndex } from '../lineIndex';
+import { applyInlineDisables, inlineDirectives } from './inlineControl';
+import { convertedFenceOf, fenceAtOffset, toonFencesIn, type FenceAt } from './sectionFences';
+
+export { toonFileDiagnostics };
+
+/** Whether a path names a markdown file (what the editor treats as markdown by extension). */
+export function isMarkdownPath(path: string): boolean {
+  return /\.(md|markdown|mdown|mkd)$/i.test(path);
+}
+
+/** Whether a path names a `.toon` file. */
+export function isToonPath(path: string): boolean {
+  return /\.toon$/i.test(path);
+}
+
+/** Engine warning codes shown as diagnostics, and their diagnostic codes. */
+export const WARNING_DIAGNOSTIC_CODES: Readonly<Record<string, DiagnosticCode>> = {
+  duplicate_rule: 'toon/duplicate-rule',
+  vague_rule: 'toon/vague-rule',
+  long_section: 'toon/long-section',
+  split_candidate: 'toon/split-candidate',
+};
+
+/** The diagnostic of a section's token_regression warning. */
+export const TOKEN_REGRESSION_CODE: DiagnosticCode = 'toon/token-regression';
+
+/** Warnings about a whole section: shown on its heading line (or a preamble's first line). */
+const SECTION_WIDE = new Set(['long_section', 'split_candidate']);
+
+/** The heading line(s) of a slice without the final line break; a preamble's first line. */
+function headingRange(text: string, start: number, headingEnd: number): { start: number; end: number } {
+  let end = headingEnd > start ? headingEnd : start;
+  if (headingEnd <= start) while (end < text.length && text[end] !== '\n' && text[end] !== '\r') end++;
+  while (end > start && (text[end - 1] === '\n' || text[end - 1] === '\r')) end--;
+  return { start, end };
+}
+
+/** The plan's located section warnings as core diagnostics (whole-document offsets). */
+export function sectionWarningDiagnostics(plan: PlanResult, text: string, fences: readonly FenceAt[] = toonFencesIn(text)): CoreDiagnostic[] {
+  const out: CoreDiagnostic[] = [];
+  const inFence = (offset: number) => fenceAtOffset(fences, offset) !== undefined;
+  for (const s of plan.sections) {
+    if (!s.verdict || convertedFenceOf(text, s, fences)) continue;
+    for (const w of s.verdict.warnings) {
+      if (w.code === 'token_regression') {
+        // On the heading line (a preamble: its first line), as information: the verdict already says review.
+        out.push({ code: TOKEN_REGRESSION_CODE, severity: 'info', message: w.message, range: headingRange(text, s.slice.charStart, s.slice.headingEnd) });
+        continue;
+      }
+      const code = WARNING_DIAGNOSTIC_CODES[w.code];
+      if (!code || !w.range) continue;
+      let range: { start: number; end: number };
+      if (SECTION_WIDE.has(w.code)) range = headingRange(text, s.slice.charStart, s.slice.headingEnd);
+      else {
+        const start = Math.max(0, Math.min(w.range.char_start, text.length));
+        range = { start, end: Math.max(start, Math.min(w.range.char_end, text.length)) };
+      }
+      if (inFence(range.start)) continue;
+      const message = w.suggestion ? `${w.message} ${w.suggestion}` : w.message;
+      out.push({ code, severity: w.severity === 'warning' ? 'warning' : 'info', message, range });
+    }
+  }
+  return out;
+}
+
+/** A markdown text's diagnostics (fences and section warnings, in document order), inline disables applied. */
+export function markdownDiagnostics(text: string, plan: PlanResult): CoreDiagnostic[] {
+  const core = [...toonFenceDiagnostics(text), ...sectionWarningDiagnostics(plan, text)];
+  core.sort((a, b) => a.range.start - b.range.start);
+  const directives = inlineDirectives(text);
+  if (directives.length === 0) return core;
+  const index = new LineIndex(text);
+  return applyInlineDisables(core, directives, (offset) => index.positionAt(offset).line);
+}

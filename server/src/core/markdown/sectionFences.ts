@@ -1,0 +1,58 @@
+/**
+ * ```toon fences with their extents in a markdown text, and the fence a converted section consists of: what the
+ * markdown diagnostics (editor and CLI) and the editor's fence features share. Pure: no LSP, no file system.
+ */
+import type { SectionResult } from './engine';
+import { fenceExtent } from './revert';
+import { findToonFences, type ToonFence } from '../toon/fences';
+
+export interface FenceAt {
+  fence: ToonFence;
+  /** Start of the opening fence line. */
+  start: number;
+  /** End of the closing fence line (before its line break). */
+  end: number;
+}
+
+/** A cheap, linear pre-check: no ```toon / ~~~toon opener anywhere means no fence (skips markdown-it). */
+const MAYBE_TOON_FENCE = /(?:`{3}|~{3})[ \t]*toon/i;
+
+/** The ```toon fences of a text with their extents. */
+export function toonFencesIn(text: string): FenceAt[] {
+  if (!MAYBE_TOON_FENCE.test(text)) return [];
+  return findToonFences(text).map((fence) => ({ fence, ...fenceExtent(text, fence) }));
+}
+
+/** Index of the first fence starting at or after `offset` (fences are in document order). */
+function firstFenceFrom(fences: readonly FenceAt[], offset: number): number {
+  let lo = 0;
+  let hi = fences.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (fences[mid]!.start < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The fence whose extent contains `offset` (binary search: fences are in document order and disjoint). */
+export function fenceAtOffset(fences: readonly FenceAt[], offset: number): FenceAt | undefined {
+  const i = firstFenceFrom(fences, offset + 1) - 1;
+  const f = i >= 0 ? fences[i] : undefined;
+  return f && offset >= f.start && offset <= f.end ? f : undefined;
+}
+
+const blank = (s: string): boolean => s.trim() === '';
+
+/** The fence a section consists of (its body is that fence and blank lines only), if it is a converted section. */
+export function convertedFenceOf(text: string, s: SectionResult, fences: readonly FenceAt[]): FenceAt | undefined {
+  const bodyStart = s.slice.headingEnd;
+  // Start at the first fence at or after the body, so n sections and n fences cost n log n, not n² (#14.11).
+  for (let i = firstFenceFrom(fences, bodyStart); i < fences.length; i++) {
+    const f = fences[i]!;
+    if (f.start >= s.slice.charEnd) break;
+    if (f.end > s.slice.charEnd) continue;
+    if (blank(text.slice(bodyStart, f.start)) && blank(text.slice(f.end, s.slice.charEnd))) return f;
+  }
+  return undefined;
+}
