@@ -391,15 +391,20 @@ describe('robustness', () => {
   });
 });
 
+/** A plan as its readers see it: every field but `analysis`, the memo handle whose lazy caches a warm cache has filled. */
+function observable(plan: ReturnType<typeof planDocument>) {
+  return { ...plan, tokens: plan.tokens, sections: plan.sections.map(({ analysis: _memo, ...rest }) => ({ ...rest, tokens: rest.tokens })) };
+}
+
 describe('cache', () => {
   test('EngineCache plans equal uncached plans, before and after an edit', () => {
     const cache = new EngineCache();
     fc.assert(
       fc.property(markdownDoc, fc.nat(), (text, at) => {
-        assert.deepEqual(cache.plan(text), planDocument(text));
+        assert.deepEqual(observable(cache.plan(text)), observable(planDocument(text)));
         const i = text.length ? at % text.length : 0;
         const edited = text.slice(0, i) + 'x' + text.slice(i);
-        assert.deepEqual(cache.plan(edited), planDocument(edited));
+        assert.deepEqual(observable(cache.plan(edited)), observable(planDocument(edited)));
       }),
       { numRuns: 60 },
     );
