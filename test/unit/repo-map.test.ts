@@ -43,7 +43,7 @@ test('no file of the repository refers to a folder beside the clone', () => {
   const text = (p: string) => /\.(ts|mjs|js|json|md|yml|yaml|sh)$/.test(p) || p.endsWith('/run');
   const skip = (p: string) => /[/\\](node_modules|dist|\.git|\.e2e|\.bench-data|fixtures)$/.test(p);
   const offenders: string[] = [];
-  const outside = ['..', 'shared'].join('/');
+  const outside = '.' + './' + 'shared'; // spelled in pieces so this guard does not name the folder itself
   const designRef = ['verdict-engine', 'md §'].join('.');
   for (const p of files(REPO_ROOT, text, skip)) {
     const s = readFileSync(p, 'utf8');
