@@ -11,6 +11,8 @@ import { compileGlob } from './glob';
 import configSchema from '../../../schemas/toonlens-config.v1.json';
 import { CODES, DIAGNOSTIC_CODES, ruleCode } from './codes';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type Severity } from './types';
+import { isObject } from './json/value';
+import { fromPointer } from './json/pointer';
 
 export const CONFIG_FILE_NAME = '.toonlens.json';
 /**
@@ -62,14 +64,13 @@ function validate(value: unknown): ErrorObject[] {
 }
 
 function describe(e: ErrorObject): string {
-  const at = e.instancePath ? e.instancePath.slice(1).replace(/~1/g, '/').replace(/~0/g, '~').split('/').join('.') : '(root)';
+  const at = e.instancePath ? fromPointer(e.instancePath).join('.') : '(root)';
   if (e.keyword === 'additionalProperties') return `${at}: unknown property "${(e.params as { additionalProperty: string }).additionalProperty}"`;
   if (e.keyword === 'enum') return `${at}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   if (e.keyword === 'propertyNames') return `${at}: "${(e.params as { propertyName: string }).propertyName}" is not a diagnostic code`;
   return `${at}: ${e.message ?? e.keyword}`;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Line (1-based) of an offset, for syntax-error messages. */
 function lineOf(text: string, offset: number): number {
@@ -150,12 +151,7 @@ export function isIgnored(ignore: readonly string[], relPath: string): boolean {
 
 /** JSON-pointer segments of an ajv instancePath. */
 function pointerSegments(instancePath: string): (string | number)[] {
-  if (!instancePath) return [];
-  return instancePath
-    .slice(1)
-    .split('/')
-    .map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((x) => (/^\d+$/.test(x) ? Number(x) : x));
+  return fromPointer(instancePath).map((x) => (/^\d+$/.test(x) ? Number(x) : x));
 }
 
 /**

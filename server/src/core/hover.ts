@@ -9,6 +9,8 @@ import { detectKind } from './kinds';
 import { EXPLAINERS } from './rules/explain';
 import { SCHEMAS } from './json/schema';
 import { tokenAt, type TokenIndex } from './json/locate';
+import { isObject as isObj } from './json/value';
+import { unescapePointerSegment } from './json/pointer';
 
 /** What the caller already knows about the text (the memoized check of the same text and options). */
 export interface KnownDocument {
@@ -96,9 +98,6 @@ function explain(kind: DocumentKind, value: unknown, path: JsonPath, range: Offs
 
 type Schema = Record<string, unknown>;
 
-function isObj(x: unknown): x is Schema {
-  return x !== null && typeof x === 'object' && !Array.isArray(x);
-}
 
 /** Markdown from the schema: the property name, its description, and its allowed values when it is an enum. */
 export function schemaHover(root: Schema, value: unknown, path: JsonPath): string | undefined {
@@ -190,7 +189,7 @@ function deref(root: Schema, s: Schema): Schema {
   for (let hops = 0; hops < 16 && typeof cur.$ref === 'string' && cur.$ref.startsWith('#/'); hops++) {
     let target: unknown = root;
     for (const raw of cur.$ref.slice(2).split('/')) {
-      const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+      const seg = unescapePointerSegment(raw);
       target = isObj(target) ? target[seg] : undefined;
     }
     if (!isObj(target)) break;

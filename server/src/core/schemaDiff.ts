@@ -21,6 +21,8 @@
  */
 import type { Finding, JsonPath, JsonTarget } from './types';
 import { ruleCode } from './codes';
+import { isObject } from './json/value';
+import { escapePointerSegment, toPointer, fromPointer } from './json/pointer';
 
 export type SchemaRole = 'input' | 'output' | 'both';
 export type ChangeClassification = 'breaking' | 'additive';
@@ -78,9 +80,6 @@ export interface SchemaChange {
 type Effect = 'tighten' | 'loosen' | 'incompatible' | 'neutral' | 'property-removed' | 'property-added';
 
 type Obj = Record<string, unknown>;
-function isObject(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 const own = (o: Obj, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
 /** Structural equality of JSON values (object key order ignored). */
@@ -95,20 +94,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** RFC 6901 escaping of one segment. */
-export function escapePointerSegment(s: string | number): string {
-  return String(s).replace(/~/g, '~0').replace(/\//g, '~1');
-}
-export function toPointer(path: JsonPath): string {
-  return path.map((s) => '/' + escapePointerSegment(s)).join('');
-}
-export function fromPointer(pointer: string): string[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
+export { escapePointerSegment, toPointer, fromPointer };
 
 const ANNOTATIONS = new Set(['title', 'description', '$comment', 'examples', 'default', '$id', 'id', '$schema', 'readOnly', 'writeOnly', 'deprecated', 'contentMediaType', 'contentEncoding']);
 const UPPER_BOUNDS = new Set(['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties']);

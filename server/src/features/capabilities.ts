@@ -1,5 +1,6 @@
 /** Merging the capabilities several features declare into one InitializeResult. */
 import type { ServerCapabilities } from 'vscode-languageserver/node';
+import { isObject } from '../core/json/value';
 
 /**
  * Deep merge: objects merge key by key, arrays are united (no duplicates), an object beats `true`
@@ -23,6 +24,3 @@ function merge(a: unknown, b: unknown): unknown {
   return b;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}

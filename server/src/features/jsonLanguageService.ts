@@ -11,6 +11,8 @@
 import { getLanguageService, MarkupKind, type CompletionList, type Hover, type JSONDocument, type LanguageService, type MarkedString } from 'vscode-json-languageservice';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Position } from 'vscode-languageserver/node';
+import { isObject as isObj } from '../core/json/value';
+import { unescapePointerSegment } from '../core/json/pointer';
 
 /**
  * Documents longer than this get no language-service completion or hover: its parse (kept per version)
@@ -21,7 +23,6 @@ export const LANGUAGE_SERVICE_MAX_CHARS = 4 * 1024 * 1024;
 
 type Schema = Record<string, unknown>;
 
-const isObj = (x: unknown): x is Schema => x !== null && typeof x === 'object' && !Array.isArray(x);
 
 /** The synthetic URI a document of kind `name` is given, so the schema association is exact. */
 const kindUri = (name: string) => `toonlens-kind:/${encodeURIComponent(name)}.json`;
@@ -170,7 +171,7 @@ function deref(root: Schema, s: unknown): Schema | undefined {
   let cur = isObj(s) ? s : undefined;
   for (let hops = 0; cur && hops < 16 && typeof cur.$ref === 'string' && cur.$ref.startsWith('#/'); hops++) {
     let target: unknown = root;
-    for (const raw of cur.$ref.slice(2).split('/')) target = isObj(target) ? target[raw.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    for (const raw of cur.$ref.slice(2).split('/')) target = isObj(target) ? target[unescapePointerSegment(raw)] : undefined;
     if (!isObj(target)) break;
     const { $ref: _ref, ...rest } = cur;
     cur = { ...target, ...rest };

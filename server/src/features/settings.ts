@@ -10,6 +10,7 @@ import { DOCUMENT_KINDS } from '../core/types';
 import { DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../core/tokens';
 import { DEFAULT_MIN_TOKEN_SAVINGS } from '../core/policy';
 import { normalizeRules, type RuleLevel, type Tokenizer } from '../core/config';
+import { isObject } from '../core/json/value';
 
 export interface ToonLensSettings {
   documentKinds: Record<string, DocumentKind>;
@@ -250,9 +251,6 @@ export class SettingsStore {
   }
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 export function errorText(err: unknown): string {
   if (err instanceof Error) return err.stack ?? err.message;

@@ -15,6 +15,8 @@ import critiqueSchema from '../../../../schemas/critique-report.v1.json';
 import recipeInputSchema from '../../../../schemas/recipe-input.v1.json';
 import recipeOutputSchema from '../../../../schemas/recipe-output.v1.json';
 import { pushAll } from '../arrays';
+import { isObject } from './value';
+import { escapePointerSegment as escapePointer, unescapePointerSegment } from './pointer';
 
 type SchemaObject = Record<string, unknown>;
 
@@ -93,9 +95,6 @@ function indexPointers(node: unknown, pointer: string, into: Map<object, string>
   else for (const [k, v] of Object.entries(node)) indexPointers(v, `${pointer}/${escapePointer(k)}`, into);
 }
 
-function escapePointer(s: string): string {
-  return s.replace(/~/g, '~0').replace(/\//g, '~1');
-}
 
 // ───────────── the fast accept/reject validator ─────────────
 //
@@ -526,9 +525,6 @@ function toFinding(e: ErrorObject, root: unknown): Finding | undefined {
 
 // ───────────── small helpers ─────────────
 
-function isObject(x: unknown): x is Record<string, unknown> {
-  return x !== null && typeof x === 'object' && !Array.isArray(x);
-}
 
 function jsonType(x: unknown): string {
   if (x === null) return 'null';
@@ -558,7 +554,7 @@ export function pointerToPath(pointer: string, root: unknown): (string | number)
   const out: (string | number)[] = [];
   let cur: unknown = root;
   for (const raw of pointer.slice(1).split('/')) {
-    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const seg = unescapePointerSegment(raw);
     if (Array.isArray(cur) && /^(0|[1-9][0-9]*)$/.test(seg)) {
       out.push(Number(seg));
       cur = cur[Number(seg)];

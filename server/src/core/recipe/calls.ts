@@ -6,12 +6,11 @@
  * Anything else holds no calls (the schema pass reports the shape).
  */
 import type { JsonPath } from '../types';
+import { isObject } from '../json/value';
+export { isObject };
 
 export type Obj = Record<string, unknown>;
 
-export function isObject(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 export interface RecipeCall {
   /** Path of the call's arguments object in the document ([] for a single call, [i] in a batch). */

@@ -3,6 +3,8 @@
  * each exact_edit kind's required fields and fixed characterization, and total accessors that
  * never throw on a value of the wrong type (a report is untrusted input).
  */
+import { isObject as isObj } from '../json/value';
+export { isObj };
 
 export type ExactEditKind =
   | 'delete-range'
@@ -54,9 +56,6 @@ export const SUBTYPES_BY_CLASS: Record<'stale' | 'bloat', readonly string[]> = {
 
 export type Obj = Record<string, unknown>;
 
-export function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 export function has(o: Obj, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, key);

@@ -6,6 +6,8 @@
  */
 import type { JsonFix, RuleSet } from '../types';
 import { defineRule, hitAt, ruleSet, type Rule, type RuleHit } from './rule';
+import { isObject } from '../json/value';
+export { isObject };
 
 /** The fields that name the outcome; exactly one is present in a well-formed report. */
 export const OUTCOME_FIELDS = ['infraFailure', 'evaluatorError', 'evaluatorModel'] as const;
@@ -20,9 +22,6 @@ export const FINGERPRINT_RE = /^[0-9a-f]{16}$/;
 
 type Obj = Record<string, unknown>;
 
-export function isObject(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 function has(o: Obj, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, key);
 }

@@ -26,6 +26,8 @@ import {
   type SafetyDecision,
   type WarningLike,
 } from '../../policy';
+import { isObject as isObj } from '../../json/value';
+export { isObj };
 
 export type Obj = Record<string, unknown>;
 
@@ -34,9 +36,6 @@ function recordedVerdict(v: unknown): Verdict | undefined {
   return typeof v === 'string' && (VERDICTS as readonly string[]).includes(v) ? (v as Verdict) : undefined;
 }
 
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** A non-negative integer (a character count), else undefined. */
 export function count(v: unknown): number | undefined {
