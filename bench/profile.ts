@@ -2,24 +2,24 @@
  * Where the time goes: bundles a small driver with esbuild (real function names and lines), runs it under
  * `node --cpu-prof`, and prints the top self-time functions.
  *
- *   node --import tsx bench/profile.ts report|plan|markdown|edit [iterations]
+ *   node --import tsx bench/profile.ts report|plan|producer|markdown|edit [iterations]
  */
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATA_DIR, REPO_ROOT, markdown1MB, plan15MB, report10MB } from './data';
+import { DATA_DIR, REPO_ROOT, markdown1MB, plan15MB, producerPlan14MB, report10MB } from './data';
 import { summarize } from './cpuprofile';
 
 const what = process.argv[2] ?? 'report';
 const iterations = Number(process.argv[3] ?? 5);
-const input = what === 'report' ? report10MB() : what === 'plan' ? plan15MB() : markdown1MB();
+const input = what === 'report' ? report10MB() : what === 'plan' ? plan15MB() : what === 'producer' ? producerPlan14MB() : markdown1MB();
 const dir = join(DATA_DIR, 'profile');
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const driver = join(dir, 'driver.ts');
 const body =
-  what === 'report' || what === 'plan'
+  what === 'report' || what === 'plan' || what === 'producer'
     ? `import { checkDocument } from ${JSON.stringify(join(REPO_ROOT, 'server/src/core/check'))};
 const text = readFileSync(${JSON.stringify(input.path)}, 'utf8');
 checkDocument(text, { kind: ${JSON.stringify(what === 'report' ? 'report' : 'verdict')} });

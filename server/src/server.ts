@@ -249,7 +249,7 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
     workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
   };
   if (instances.some(({ feature }) => feature.hover)) derived.hoverProvider = true;
-  if (instances.some(({ feature }) => feature.codeLenses)) derived.codeLensProvider = { resolveProvider: false };
+  if (instances.some(({ feature }) => feature.codeLenses)) derived.codeLensProvider = { resolveProvider: instances.some(({ feature }) => feature.resolveCodeLens) };
   if (instances.some(({ feature }) => feature.codeActions)) derived.codeActionProvider = true;
   if (instances.some(({ feature }) => feature.completion)) derived.completionProvider = { triggerCharacters: ['"', ':'] };
   if (advertised.length) derived.executeCommandProvider = { commands: advertised };
@@ -367,6 +367,11 @@ connection.onCodeLens(async (params, token) => {
   const doc = documents.get(params.textDocument.uri);
   if (!doc) return null;
   return collect<CodeLens>('code lenses', doc.uri, token, (f) => f.codeLenses?.(doc, params, token));
+});
+
+connection.onCodeLensResolve(async (lens, token) => {
+  const resolved = await collect<CodeLens>('code lens resolve', 'codeLens/resolve', token, (f) => f.resolveCodeLens?.(lens, token));
+  return resolved[0] ?? lens;
 });
 
 connection.onCompletion(async (params, token): Promise<CompletionList | null> => {

@@ -8,11 +8,17 @@ import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CodeLensRequest } from 'vscode-languageserver-protocol';
+import { CodeLensRequest, CodeLensResolveRequest, type CodeLens } from 'vscode-languageserver-protocol';
 import { LspHarness, REPO_ROOT } from './harness';
 import { repeatedSampleReport as repeatedReport } from '../fixtures/report/helpers';
 
 const COUNTER = 'toonlens.test.reportLensComputations';
+const COUNTERS = 'toonlens.test.reportLensCounters';
+interface Counters {
+  computations: number;
+  builds: number;
+  resolves: number;
+}
 
 function sampleWorkspace(): string {
   const dir = mkdtempSync(join(tmpdir(), 'toonlens-lens-cache-'));
@@ -51,6 +57,50 @@ describe('report lenses: once per version', () => {
       await lensesOf(uri);
       await lensesOf(uri);
       assert.equal(await count(), 3);
+    } finally {
+      await h.shutdown();
+    }
+  });
+});
+
+describe('report lenses: later requests rebuild nothing; a large report resolves its lenses when shown', () => {
+  test('9,669 lenses: sent unresolved once built, the same answer on every request, resolved to their commands', async () => {
+    const dir = sampleWorkspace();
+    const h = await LspHarness.start({ workspaceDir: dir, env: { TOONLENS_TEST_COUNTERS: '1' } });
+    try {
+      const text = repeatedReport(dir, 5 * 1024 * 1024);
+      const counters = async () => (await h.executeCommand(COUNTERS)) as Counters;
+      const lensesOf = (u: string) => h.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: u } });
+      const resolve = (l: CodeLens) => h.connection.sendRequest(CodeLensResolveRequest.type, l);
+      const uri = h.open('big.report.json', text, 'json');
+      const first = (await lensesOf(uri))!;
+      assert.deepEqual(await counters(), { computations: 1, builds: 1, resolves: 0 });
+      // Over the threshold: ranges and data only (the titles and commands come through codeLens/resolve).
+      assert.ok(first.length > 1000 && first.every((l) => l.command === undefined && Array.isArray(l.data)), 'unresolved lenses');
+      for (let k = 0; k < 3; k++) assert.deepEqual(await lensesOf(uri), first);
+      assert.deepEqual(await counters(), { computations: 1, builds: 1, resolves: 0 }, 'later requests neither plan nor build their answer again');
+
+      // Resolved: the top lens applies every auto-tier edit; the others name their entry, file and tier (or staleness).
+      const top = await resolve(first[0]!);
+      assert.match(top.command?.title ?? '', /^Apply all \d+ auto-tier edits$/);
+      assert.deepEqual(top.range, first[0]!.range);
+      const entries = await Promise.all(first.slice(1, 40).map(resolve));
+      for (const l of entries) assert.match(l.command?.title ?? '', /^(Apply \S+ to .+ \((auto|confirm)\)|Stale — .+ changed, re-run check|Cannot apply to .+ — .+)$/);
+      const applying = entries.filter((l) => l.command?.command === 'toonlens.applyEdit');
+      assert.ok(applying.length > 0, 'entry lenses carry the apply command');
+      const indexes = applying.map((l) => (l.command!.arguments![0] as { entryIndex: number }).entryIndex);
+      assert.deepEqual(indexes, [...indexes].sort((a, b) => a - b), 'lenses in document order, one per entry');
+      assert.equal((await counters()).resolves, 40);
+      assert.equal((await counters()).builds, 1, 'resolving builds nothing');
+
+      // A lens of an older version resolves to no command (the client asks for the new version's lenses).
+      h.change(uri, [{ range: { start: { line: 0, character: text.length - 1 }, end: { line: 0, character: text.length - 1 } }, text: ' ' }]);
+      const next = (await lensesOf(uri))!;
+      assert.equal(next.length, first.length);
+      assert.notDeepEqual(next[0]!.data, first[0]!.data);
+      const stale = await resolve(first[1]!);
+      assert.equal(stale.command?.command, '');
+      assert.deepEqual((await resolve(next[1]!)).command, entries[0]!.command);
     } finally {
       await h.shutdown();
     }

@@ -55,6 +55,11 @@ export interface FeatureInstance {
   hover?(doc: TextDocument, params: HoverParams, token: CancellationToken): Awaitable<Hover | null | undefined>;
   codeActions?(doc: TextDocument, params: CodeActionParams, token: CancellationToken): Awaitable<(CodeAction | Command)[] | null | undefined>;
   codeLenses?(doc: TextDocument, params: CodeLensParams, token: CancellationToken): Awaitable<CodeLens[] | null | undefined>;
+  /**
+   * `codeLens/resolve` for the lenses this feature sent without a command: returns the lens with its command,
+   * or undefined when the lens is not this feature's (the next feature is asked).
+   */
+  resolveCodeLens?(lens: CodeLens, token: CancellationToken): Awaitable<CodeLens | undefined>;
   /** Completion items; every feature's items are combined (a label offered by an earlier feature is not repeated). */
   completion?(doc: TextDocument, params: CompletionParams, token: CancellationToken): Awaitable<CompletionItem[] | CompletionList | null | undefined>;
   /** `workspace/executeCommand` handlers by command id (they are advertised unless the client registers them itself). */

@@ -322,26 +322,70 @@ export class CreatedFolders {
 }
 
 /**
+ * Reports with more lenses than this are answered with unresolved lenses (a range and `data` only, about a
+ * third of the bytes) and each lens gets its title and command through `codeLens/resolve` when the editor
+ * shows it; smaller reports get complete lenses (clients that never resolve see them all).
+ */
+export const RESOLVE_LENSES_ABOVE = 500;
+
+/** A report version's lenses, planned once: what a codeLens request answers, and what resolve fills in. */
+export interface ReportLensSet {
+  /** Names this set in the `data` of its unresolved lenses (`[id, index]`). */
+  id: number;
+  uri: string;
+  version: number;
+  /** Every lens with its command. */
+  full: CodeLens[];
+  /** The answer to `textDocument/codeLens`, the same array for every request of this version: `full`, or unresolved lenses. */
+  sent: CodeLens[];
+  /** What the lenses show (lines, titles, commands), to tell whether a refresh would change anything. */
+  signature: string;
+}
+
+let nextLensSetId = 1;
+
+/** What a lens set counts, for the test-only counters command. */
+interface LensCounters {
+  /** Lens plans (a report's lenses computed). */
+  computations: number;
+  /** Lens sets built (answers serialized into their sent form and signature). */
+  builds: number;
+  /** codeLens/resolve answers. */
+  resolves: number;
+}
+
+/**
  * A report's lenses for the document's current version, computed once per (version, settings, trust) and kept
  * with the analyzer's check (dropped with it: an edit, another open document or a watched file changing, a
- * close). A large report is checked and its lenses planned on the JSON worker thread.
+ * close), together with the answer a request gets and its signature, so a later request for the same version
+ * builds nothing. A large report is checked and its lenses planned on the JSON worker thread.
  */
-async function reportLensesFor(ctx: FeatureContext, analyzer: JsonAnalyzer, current: TextDocument, settings: ToonLensSettings, counted: () => void): Promise<CodeLens[]> {
+async function reportLensesFor(ctx: FeatureContext, analyzer: JsonAnalyzer, current: TextDocument, settings: ToonLensSettings, counters: LensCounters): Promise<ReportLensSet | undefined> {
   const checked = await analyzer.analyzeAsync(current, settings);
-  if (checked.kind !== 'report' || current.version !== ctx.documents.get(current.uri)?.version) return [];
+  if (checked.kind !== 'report' || current.version !== ctx.documents.get(current.uri)?.version) return undefined;
+  const version = current.version;
   return analyzer.derived(current, settings, `report-lenses:${ctx.isTrusted()}`, async (result) => {
-    counted();
-    const fsPath = ctx.fsPathOf(current.uri);
-    const workspace = analyzer.workerWorkspace(current.uri);
-    if (fsPath && workspace && current.getText().length > OFF_THREAD_MIN_CHARS) {
-      const version = current.version;
-      const reply = await analyzer.worker.run({ op: 'lenses', text: current.getText(), fsPath, workspace }, () => ctx.documents.get(current.uri)?.version === version);
-      if (reply?.ok && reply.lenses) return toCodeLenses(current, reply.lenses, fsPath);
-      if (reply && !reply.ok) ctx.log.error(`JSON worker failed planning lenses for ${current.uri}: ${reply.error}`);
-      if (ctx.documents.get(current.uri)?.version !== version) return [];
-    }
-    return ctx.guard('report lenses', current.uri, () => reportCodeLenses(ctx, current, result), []);
+    const full = await planReportLenses(ctx, analyzer, current, result, counters);
+    counters.builds++;
+    const id = nextLensSetId++;
+    const sent = full.length > RESOLVE_LENSES_ABOVE ? full.map((l, i) => ({ range: l.range, data: [id, i] })) : full;
+    return { id, uri: current.uri, version, full, sent, signature: lensSignature(full) };
   });
+}
+
+/** Plans a report's lenses: on the JSON worker for a large report, else (or when the worker is gone) in-thread. */
+async function planReportLenses(ctx: FeatureContext, analyzer: JsonAnalyzer, current: TextDocument, result: CheckResult, counters: LensCounters): Promise<CodeLens[]> {
+  counters.computations++;
+  const fsPath = ctx.fsPathOf(current.uri);
+  const workspace = analyzer.workerWorkspace(current.uri);
+  if (fsPath && workspace && current.getText().length > OFF_THREAD_MIN_CHARS) {
+    const version = current.version;
+    const reply = await analyzer.worker.run({ op: 'lenses', text: current.getText(), fsPath, workspace }, () => ctx.documents.get(current.uri)?.version === version);
+    if (reply?.ok && reply.lenses) return toCodeLenses(current, reply.lenses, fsPath);
+    if (reply && !reply.ok) ctx.log.error(`JSON worker failed planning lenses for ${current.uri}: ${reply.error}`);
+    if (ctx.documents.get(current.uri)?.version !== version) return [];
+  }
+  return ctx.guard('report lenses', current.uri, () => reportCodeLenses(ctx, current, result), []);
 }
 
 /** The lenses of a report document's check result, planned in-thread (none for other kinds). */
@@ -379,7 +423,7 @@ const lensSignature = (lenses: readonly CodeLens[]) => JSON.stringify(lenses.map
  * (debounced like the diagnostics), every report whose lenses were served is planned again, and when
  * what it would show differs, the client is asked to refresh (`workspace/codeLens/refresh`).
  */
-function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>, lensesOf: (doc: TextDocument) => Promise<CodeLens[]>): { onDidChangeWatchedFiles(): void; dispose(): void } {
+function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>, lensesOf: (doc: TextDocument) => Promise<ReportLensSet | undefined>): { onDidChangeWatchedFiles(): void; dispose(): void } {
   let timer: NodeJS.Timeout | undefined;
   const check = async () => {
     timer = undefined;
@@ -390,7 +434,7 @@ function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>,
         served.delete(uri);
         continue;
       }
-      const now = lensSignature(await lensesOf(doc));
+      const now = (await lensesOf(doc))?.signature ?? '[]';
       if (now !== signature) {
         served.set(uri, now);
         changed = true;
@@ -420,20 +464,38 @@ function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>,
 
 /** Test-only command (there only when TOONLENS_TEST_COUNTERS is set): how many times report lenses were computed. */
 export const LENS_COMPUTATIONS_COMMAND = 'toonlens.test.reportLensComputations';
+/** Test-only command (with TOONLENS_TEST_COUNTERS): `{ computations, builds, resolves }` of report lenses. */
+export const LENS_COUNTERS_COMMAND = 'toonlens.test.reportLensCounters';
+
+/** The lens an unresolved lens stands for, from the set it was sent with (undefined: not one of ours). */
+function resolveReportLens(lens: CodeLens, sets: Iterable<ReportLensSet>): CodeLens | undefined {
+  const d: unknown = lens.data;
+  if (!Array.isArray(d) || d.length !== 2 || typeof d[0] !== 'number' || typeof d[1] !== 'number') return undefined;
+  for (const set of sets) {
+    if (set.id !== d[0]) continue;
+    const full = set.full[d[1]];
+    return full ? { range: lens.range, command: full.command } : undefined;
+  }
+  // Sent for an older version (the client asks for the new lenses itself): nothing to apply from it.
+  return { range: lens.range, command: { title: 'Report changed: updating lenses…', command: '' } };
+}
 
 export const reportEditsFeature: FeatureModule = {
   name: 'report-edits',
   create(ctx) {
     const analyzer = jsonAnalyzer(ctx);
     const served = new Map<string, string>();
-    let computations = 0;
-    const lensesOf = async (doc: TextDocument): Promise<CodeLens[]> => {
-      if (!isJsonDocument(doc)) return [];
+    /** The lens set last sent per report, for codeLens/resolve. */
+    const sentSets = new Map<string, ReportLensSet>();
+    const counters: LensCounters = { computations: 0, builds: 0, resolves: 0 };
+    const lensesOf = async (doc: TextDocument): Promise<ReportLensSet | undefined> => {
+      if (!isJsonDocument(doc)) return undefined;
       const settings = await ctx.settings.forDocument(doc.uri);
       const current = ctx.documents.get(doc.uri) ?? doc;
-      return reportLensesFor(ctx, analyzer, current, settings, () => computations++);
+      return reportLensesFor(ctx, analyzer, current, settings, counters);
     };
     const fresh = keepReportLensesFresh(ctx, served, lensesOf);
+    ctx.documents.onDidClose((e) => sentSets.delete(e.document.uri));
     const folders = new CreatedFolders((m) => ctx.log.info(m));
     const commands = reportCommands(ctx, folders);
     // An applied edit changes the files the lenses were planned against: check the open reports again.
@@ -455,13 +517,23 @@ export const reportEditsFeature: FeatureModule = {
         ...commands,
         [COMMANDS.applyEdit]: forgetAfter(COMMANDS.applyEdit),
         [COMMANDS.applyAllAuto]: forgetAfter(COMMANDS.applyAllAuto),
-        ...(process.env.TOONLENS_TEST_COUNTERS ? { [LENS_COMPUTATIONS_COMMAND]: () => computations } : {}),
+        ...(process.env.TOONLENS_TEST_COUNTERS ? { [LENS_COMPUTATIONS_COMMAND]: () => counters.computations, [LENS_COUNTERS_COMMAND]: () => ({ ...counters }) } : {}),
       },
       async codeLenses(doc) {
-        const lenses = await lensesOf(doc);
-        if (lenses.length > 0) served.set(doc.uri, lensSignature(lenses));
-        else served.delete(doc.uri);
-        return lenses;
+        const set = await lensesOf(doc);
+        if (!set || set.full.length === 0) {
+          served.delete(doc.uri);
+          sentSets.delete(doc.uri);
+          return [];
+        }
+        served.set(doc.uri, set.signature);
+        sentSets.set(doc.uri, set);
+        return set.sent;
+      },
+      resolveCodeLens(lens) {
+        const out = resolveReportLens(lens, sentSets.values());
+        if (out) counters.resolves++;
+        return out;
       },
       onDidChangeWatchedFiles(changes) {
         fresh.onDidChangeWatchedFiles();
