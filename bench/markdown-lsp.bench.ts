@@ -123,7 +123,8 @@ export async function hoverDuringAnalysisRows(runs: number, log: (s: string) => 
       void lensesOf(lsp, uri).catch(() => undefined);
       // Give the server the document and a turn into its analysis (a first lens request is waiting on it).
       await lsp.waitFor(() => (lsp.logs.length >= 1 ? true : undefined), 10_000, () => 'ready log');
-      await lsp.sleep(3000);
+      // Until the analysis has run long enough to report $/progress: the hover below lands in the middle of it.
+      await lsp.waitFor(() => (lsp.progress.some((p) => p.value.kind === 'begin') ? true : undefined), 60_000, () => 'the analysis $/progress');
       busy.push(await hoverOnce(lsp, `small-${i}.md`));
       log(`  hover: idle ${idle[i]!.toFixed(0)} ms, during 40 MB analysis ${busy[i]!.toFixed(0)} ms`);
     } finally {

@@ -42,6 +42,7 @@ import { jsonDiagnosticsFeature } from './features/jsonDocuments';
 import { codeActionsFeature } from './features/codeActions';
 import { jsonHoverFeature } from './features/hover';
 import { faultInjectionFeature } from './features/faultInjection';
+import { idleSignalFeature } from './features/idle';
 import { mergeCapabilities } from './features/capabilities';
 import {
   CONFIRM_REQUEST,
@@ -84,6 +85,8 @@ const FEATURES: FeatureModule[] = [
 ];
 // Tests only: a feature that throws on documents containing a marker (proves failures stay isolated).
 if (process.env.TOONLENS_FAULT_INJECTION) FEATURES.push(faultInjectionFeature(process.env.TOONLENS_FAULT_INJECTION));
+// Tests only: `toonlens.test.idle` resolves once every debounce, check, analysis and worker job is done and published.
+if (process.env.TOONLENS_TEST_COUNTERS) FEATURES.push(idleSignalFeature);
 
 /**
  * LSP lifecycle, enforced before any handler runs: a request before `initialize` gets

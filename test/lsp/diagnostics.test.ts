@@ -161,7 +161,7 @@ describe('diagnostics', () => {
     const ds = await lsp.waitForDiagnostics(uri, (_, version) => version === last);
     assert.deepEqual(codes(ds), ['verdict/savings']);
     assert.match(msg(ds[0]!), /-219/);
-    await lsp.sleep(400);
+    await lsp.waitIdle(); // every pending check has run and published
     const after = lsp.published.get(uri)!.slice(before);
     assert.deepEqual(after.map((p) => p.version), [last], 'no diagnostics were published for superseded versions');
   });
@@ -172,7 +172,7 @@ describe('diagnostics', () => {
     lsp.close(uri);
     const ds = await lsp.waitForDiagnostics(uri, (d) => d.length === 0);
     assert.deepEqual(ds, []);
-    await lsp.sleep(300);
+    await lsp.waitIdle();
     assert.deepEqual(lsp.latestDiagnostics(uri), [], 'nothing is published after the close');
   });
 
@@ -181,7 +181,7 @@ describe('diagnostics', () => {
     await lsp.waitForDiagnostics(uri);
     lsp.change(uri, verdictText((d) => (d.mode = 'fast')));
     lsp.close(uri);
-    await lsp.sleep(500);
+    await lsp.waitIdle(); // the debounced check of the change would have published by now
     assert.deepEqual(lsp.latestDiagnostics(uri), []);
   });
 
@@ -203,7 +203,7 @@ describe('diagnostics', () => {
 
   test('markdown and plain text are not JSON-checked', async () => {
     const uri = lsp.open('notes.md', '# Notes\n\n{"schema_version": "1.0"}\n');
-    await lsp.sleep(400);
+    await lsp.waitIdle();
     for (const p of lsp.published.get(uri) ?? []) assert.deepEqual(p.diagnostics, []);
   });
 

@@ -57,6 +57,7 @@ import {
   type TextEdit,
   type WorkspaceEdit,
 } from 'vscode-languageserver-protocol/node';
+import { IDLE_COMMAND, PING_COMMAND } from '../../server/src/features/idle';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SERVER_PATH = join(REPO_ROOT, 'dist', 'server.js');
@@ -67,7 +68,7 @@ export interface HarnessOptions {
   /** Whether the client advertises workspace/configuration (false: a Neovim-like client). Default true. */
   configurationCapability?: boolean;
   initializationOptions?: unknown;
-  /** Extra environment variables for the server process. */
+  /** Extra environment variables for the server process (TOONLENS_TEST_COUNTERS=1 is set by default: waitIdle needs it). */
   env?: Record<string, string>;
   /** The workspace folder; default a fresh temporary directory (removed by shutdown). */
   workspaceDir?: string;
@@ -132,7 +133,7 @@ export class LspHarness {
 
     this.process = spawn(process.execPath, [opts.serverPath ?? SERVER_PATH, '--stdio'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...(opts.env ?? {}) },
+      env: { ...process.env, TOONLENS_TEST_COUNTERS: '1', ...(opts.env ?? {}) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.exited = new Promise((resolve) => {
@@ -388,9 +389,19 @@ export class LspHarness {
     });
   }
 
-  /** Resolves after `ms` (for asserting that nothing more arrives). */
-  sleep(ms: number): Promise<void> {
-    return new Promise((r) => setTimeout(r, ms));
+  /**
+   * Resolves once the server is idle: every debounce timer has fired, every diagnostics run, time-sliced
+   * markdown analysis, JSON worker job and lens refresh has finished, and what they published has arrived
+   * (the server answers after writing it). Use it to assert that nothing more arrives — never a sleep.
+   * Needs TOONLENS_TEST_COUNTERS in the server's environment, which the harness sets unless told otherwise.
+   */
+  async waitIdle(timeoutMs = 30_000): Promise<void> {
+    await withTimeout(this.connection.sendRequest(ExecuteCommandRequest.type, { command: IDLE_COMMAND, arguments: [] }), timeoutMs, 'toonlens.test.idle');
+  }
+
+  /** A round trip: resolves once the server has handled every message sent before it (paces a client like an editor's keystrokes). */
+  async roundTrip(): Promise<void> {
+    await withTimeout(this.connection.sendRequest(ExecuteCommandRequest.type, { command: PING_COMMAND, arguments: [] }), 10_000, 'toonlens.test.ping');
   }
 
   hover(uri: string, position: Position): Promise<Hover | null> {

@@ -22,7 +22,8 @@ describe('limits: typing', () => {
       await lsp.waitForDiagnostics(uri, (_, v) => v === 1, 30_000);
       const before = lsp.published.get(uri)!.length;
 
-      // Type 30 characters into the first entry's `op`, one every 20 ms (faster than the debounce).
+      // Type 30 characters into the first entry's `op`, each once the server has handled the previous one
+      // (a round trip takes milliseconds: faster than the debounce, as typing is).
       const at = text.indexOf('"op": "') + '"op": "'.length;
       const line = text.slice(0, at).split('\n').length - 1;
       const character = at - (text.lastIndexOf('\n', at - 1) + 1);
@@ -30,10 +31,10 @@ describe('limits: typing', () => {
       for (let i = 0; i < 30; i++) {
         const pos = { line, character: character + i };
         last = lsp.change(uri, [{ range: { start: pos, end: pos }, text: 'x' }]);
-        await lsp.sleep(20);
+        await lsp.roundTrip();
       }
       await lsp.waitForDiagnostics(uri, (_, v) => v === last, 30_000);
-      await lsp.sleep(1000); // anything still queued would arrive now
+      await lsp.waitIdle(); // anything still queued has run and published now
       const after = lsp.published.get(uri)!.slice(before).map((p) => p.version);
       assert.deepEqual(after, [last], `published versions after the burst: ${after.join(', ')}`);
       assert.equal(lsp.text(uri)!.slice(at, at + 30), 'x'.repeat(30));
@@ -66,7 +67,7 @@ describe('limits: typing', () => {
           },
         );
         requests.push({ version, result });
-        await lsp.sleep(15);
+        await lsp.roundTrip(); // the server has received this keystroke and started its lens request
       }
       const settled = await Promise.all(requests.map((r) => r.result));
       const final = settled[settled.length - 1];
@@ -160,7 +161,7 @@ describe('limits: isolation', () => {
       const text = markdownDocument(21, 1_500, 1_000_000);
       const uri = lsp.open('vanish.md', text, 'markdown');
       const inFlight = lsp.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } }).catch(() => 'rejected');
-      await lsp.sleep(300);
+      await lsp.roundTrip(); // the lens request has been dispatched (a cold 1 MB plan then takes seconds)
       assert.ok(lsp.alive, 'the server is running when the client goes away');
       lsp.connection.dispose();
       lsp.process.stdin!.destroy();

@@ -81,7 +81,7 @@ describe('docs-hygiene report over LSP', () => {
       // The dedupe entry targets docs/notes.md: open it in the editor and change it — its edit goes stale live.
       const notes = join(dir, 'docs', 'notes.md');
       const notesUri = h.open(pathToFileURL(notes).toString(), readFileSync(notes, 'utf8'), 'markdown');
-      await h.sleep(300);
+      await h.waitIdle(); // the open's checks and lens refresh are done: the change below is what makes the edit stale
       h.change(notesUri, readFileSync(notes, 'utf8') + '\nan edit after the check\n');
       const ds = await h.waitForDiagnostics(uri, (d) => d.filter((x) => x.code === 'report/stale-edit').length >= 2, 8000);
       assert.ok(ds.filter((d) => d.code === 'report/stale-edit').length >= 2, 'the fixture stale entry and the edited target');

@@ -13,6 +13,7 @@ import { errorText } from './settings';
 import { offsetRangeToLsp } from './convert';
 import { pushAll } from '../core/arrays';
 import { isCancellation } from './timeSlice';
+import { serverWork } from './idle';
 
 export const DIAGNOSTIC_SOURCE = 'toonlens';
 
@@ -67,6 +68,8 @@ export function applyRuleLevelsToLsp(diagnostics: Diagnostic[], rules: Readonly<
 
 interface Pending {
   timer: NodeJS.Timeout | undefined;
+  /** Ends this check's registration as pending server work (the timer, then the run it starts). */
+  end: () => void;
 }
 
 export class DiagnosticsScheduler {
@@ -87,11 +90,14 @@ export class DiagnosticsScheduler {
   /** Schedules a check of the document's current version after `delayMs`, cancelling any pending one. */
   schedule(uri: string, delayMs: number): void {
     const gen = this.bump(uri);
+    const end = serverWork.begin();
     const timer = setTimeout(() => {
       this.pending.delete(uri);
-      this.run(uri, gen).catch((err) => this.log.error(`diagnostics failed for ${uri}: ${errorText(err)}`));
+      this.run(uri, gen)
+        .catch((err) => this.log.error(`diagnostics failed for ${uri}: ${errorText(err)}`))
+        .finally(end);
     }, delayMs);
-    this.pending.set(uri, { timer });
+    this.pending.set(uri, { timer, end });
   }
 
   /** Re-checks every open document (optionally only those `filter` accepts). */
@@ -119,7 +125,10 @@ export class DiagnosticsScheduler {
   }
 
   dispose(): void {
-    for (const p of this.pending.values()) clearTimeout(p.timer);
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.end();
+    }
     this.pending.clear();
   }
 
@@ -127,6 +136,7 @@ export class DiagnosticsScheduler {
     const p = this.pending.get(uri);
     if (p) {
       clearTimeout(p.timer);
+      p.end();
       this.pending.delete(uri);
     }
     const gen = (this.generation.get(uri) ?? 0) + 1;

@@ -14,6 +14,7 @@ import type { KnownDocument } from '../core/hover';
 import { TokenIndex } from '../core/json/locate';
 import { JsonWorkerClient } from '../node/jsonWorkerClient';
 import type { WorkerWorkspace } from '../node/jsonWorkerProtocol';
+import { serverWork } from './idle';
 
 const JSON_LANGUAGES = new Set(['json', 'jsonc']);
 
@@ -116,9 +117,11 @@ export class JsonAnalyzer {
   private async checkOffThread(doc: TextDocument, settings: ToonLensSettings): Promise<CheckResult> {
     const opts = this.optionsFor(doc, settings);
     const version = doc.version;
-    const reply = await this.worker.run(
-      { op: 'check', text: doc.getText(), fsPath: opts.fsPath, settings: opts.settings, workspace: this.workerWorkspace(doc.uri) },
-      () => this.ctx.documents.get(doc.uri)?.version === version,
+    const reply = await serverWork.track(
+      this.worker.run(
+        { op: 'check', text: doc.getText(), fsPath: opts.fsPath, settings: opts.settings, workspace: this.workerWorkspace(doc.uri) },
+        () => this.ctx.documents.get(doc.uri)?.version === version,
+      ),
     );
     const live = this.ctx.documents.get(doc.uri);
     if (!live || live.version !== version) return { kind: this.lastKind(doc.uri), diagnostics: [] };

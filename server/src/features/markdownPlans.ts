@@ -8,6 +8,7 @@ import type { CancellationToken, WorkDoneProgressServerReporter } from 'vscode-l
 import { EngineCache, runSteps, toonFenceDiagnosticSteps, type EngineOptions, type PlanProgress, type PlanResult, type SectionResult, type TokenFigures } from '../core/markdown/engine';
 import type { CoreDiagnostic } from '../core/types';
 import { contentModified, isCancellation, runSliced, untilCancelled } from './timeSlice';
+import { serverWork } from './idle';
 import type { FeatureContext } from './feature';
 import { DEFAULT_SETTINGS, type ToonLensSettings } from './settings';
 import { DEFAULT_MARKDOWN_LANGUAGES, type ToonLensInitializationOptions } from './protocol';
@@ -201,7 +202,7 @@ export class MarkdownPlans {
       },
     );
     // Nobody may be waiting (a superseded run): never an unhandled rejection.
-    run.promise.catch(() => undefined);
+    serverWork.track(run.promise).catch(() => undefined);
     st.run = run;
   }
 
@@ -209,7 +210,7 @@ export class MarkdownPlans {
   async fenceDiagnostics(doc: TextDocument, plan: PlanResult): Promise<CoreDiagnostic[]> {
     const st = this.state(doc.uri);
     const version = doc.version;
-    return runSliced(toonFenceDiagnosticSteps(doc.getText(), plan), () => (this.docs.get(doc.uri) !== st || (st.done && st.done.version !== version) ? contentModified() : undefined));
+    return serverWork.track(runSliced(toonFenceDiagnosticSteps(doc.getText(), plan), () => (this.docs.get(doc.uri) !== st || (st.done && st.done.version !== version) ? contentModified() : undefined)));
   }
 
   /** The document closed: its engine cache, plans and any run in progress go. */

@@ -31,6 +31,7 @@ import { COMMANDS, type ConfirmParams } from './protocol';
 import { readRegularFile, readRegularText } from '../node/files';
 import { realRoot, verifyWriteTarget } from '../node/safeWrite';
 import { sha256Hex } from '../core/report/text';
+import { serverWork } from './idle';
 
 /** What the apply commands answer (the client shows the message when nothing was applied). */
 export interface ApplyOutcome {
@@ -380,7 +381,7 @@ async function planReportLenses(ctx: FeatureContext, analyzer: JsonAnalyzer, cur
   const workspace = analyzer.workerWorkspace(current.uri);
   if (fsPath && workspace && current.getText().length > OFF_THREAD_MIN_CHARS) {
     const version = current.version;
-    const reply = await analyzer.worker.run({ op: 'lenses', text: current.getText(), fsPath, workspace }, () => ctx.documents.get(current.uri)?.version === version);
+    const reply = await serverWork.track(analyzer.worker.run({ op: 'lenses', text: current.getText(), fsPath, workspace }, () => ctx.documents.get(current.uri)?.version === version));
     if (reply?.ok && reply.lenses) return toCodeLenses(current, reply.lenses, fsPath);
     if (reply && !reply.ok) ctx.log.error(`JSON worker failed planning lenses for ${current.uri}: ${reply.error}`);
     if (ctx.documents.get(current.uri)?.version !== version) return [];
@@ -425,6 +426,7 @@ const lensSignature = (lenses: readonly CodeLens[]) => JSON.stringify(lenses.map
  */
 function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>, lensesOf: (doc: TextDocument) => Promise<ReportLensSet | undefined>): { onDidChangeWatchedFiles(): void; dispose(): void } {
   let timer: NodeJS.Timeout | undefined;
+  let endPending: (() => void) | undefined;
   const check = async () => {
     timer = undefined;
     let changed = false;
@@ -445,7 +447,15 @@ function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>,
   const schedule = () => {
     if (served.size === 0) return;
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => void check().catch((err: unknown) => ctx.log.error(`report lens refresh failed: ${err instanceof Error ? err.message : String(err)}`)), CHANGE_DELAY_MS);
+    endPending?.();
+    const end = (endPending = serverWork.begin());
+    timer = setTimeout(
+      () =>
+        void check()
+          .catch((err: unknown) => ctx.log.error(`report lens refresh failed: ${err instanceof Error ? err.message : String(err)}`))
+          .finally(end),
+      CHANGE_DELAY_MS,
+    );
   };
   ctx.documents.onDidChangeContent((e) => {
     if (!served.has(e.document.uri)) schedule(); // a report's own edit: the client asks for its lenses itself
@@ -458,6 +468,7 @@ function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>,
     onDidChangeWatchedFiles: schedule,
     dispose: () => {
       if (timer) clearTimeout(timer);
+      endPending?.();
     },
   };
 }

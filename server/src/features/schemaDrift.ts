@@ -13,6 +13,7 @@ import { isSchemaDocument, schemaDriftDiagnostics } from '../core/schemaDriftChe
 import { gitHeadText } from '../node/gitBaseline';
 import type { FeatureContext, FeatureModule } from './feature';
 import { toLspDiagnostic } from './diagnostics';
+import { serverWork } from './idle';
 import { isJsonDocument } from './jsonDocuments';
 import type { ToonLensSettings } from './settings';
 
@@ -52,12 +53,14 @@ function cachedHead(ctx: FeatureContext, uri: string, fsPath: string, cache: Hea
   const hit = cache.texts.get(fsPath);
   if ((!hit || Date.now() - hit.at >= HEAD_TTL_MS) && !cache.pending.has(fsPath)) {
     cache.pending.add(fsPath);
-    void gitHeadText(fsPath).then((text) => {
-      cache.pending.delete(fsPath);
-      const before = cache.texts.get(fsPath);
-      cache.texts.set(fsPath, { at: Date.now(), text });
-      if (!before || before.text !== text) ctx.refreshDiagnostics(uri);
-    });
+    void serverWork.track(
+      gitHeadText(fsPath).then((text) => {
+        cache.pending.delete(fsPath);
+        const before = cache.texts.get(fsPath);
+        cache.texts.set(fsPath, { at: Date.now(), text });
+        if (!before || before.text !== text) ctx.refreshDiagnostics(uri);
+      }),
+    );
   }
   return hit?.text;
 }

@@ -22,6 +22,7 @@ import type { FeatureModule } from './feature';
 import { jsonAnalyzer } from './jsonDocuments';
 import { markdownPlans } from './markdownPlans';
 import { COMMANDS } from './protocol';
+import { serverWork } from './idle';
 
 /** At most this many files are checked per run. */
 export const MAX_FILES = 5000;
@@ -166,7 +167,7 @@ export const workspaceCheckFeature: FeatureModule = {
 
     // Closing a checked file: the disk counts again (the scheduler has just cleared its live diagnostics).
     ctx.documents.onDidClose((e) => {
-      if (published.has(e.document.uri)) void recheck(e.document.uri).catch((err: unknown) => ctx.log.error(`workspace check: ${String(err)}`));
+      if (published.has(e.document.uri)) void serverWork.track(recheck(e.document.uri)).catch((err: unknown) => ctx.log.error(`workspace check: ${String(err)}`));
     });
 
     return {
@@ -177,7 +178,7 @@ export const workspaceCheckFeature: FeatureModule = {
         for (const c of changes) {
           if (!published.has(c.uri) || isOpen(c.uri)) continue;
           if (c.type === FileChangeType.Deleted) publish(c.uri, []);
-          else void recheck(c.uri).catch((err: unknown) => ctx.log.error(`workspace check: ${String(err)}`));
+          else void serverWork.track(recheck(c.uri)).catch((err: unknown) => ctx.log.error(`workspace check: ${String(err)}`));
         }
       },
       dispose() {

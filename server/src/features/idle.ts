@@ -1,0 +1,76 @@
+/**
+ * Knowing when the server has nothing left to do. Work that runs after the request or notification that
+ * caused it — a debounce timer and the diagnostics run it starts, a time-sliced markdown analysis, a JSON
+ * worker job, the report-lens refresh, a git read — registers here while it is pending, so a test can ask
+ * "is everything that was queued done and published?" instead of sleeping and hoping.
+ *
+ * The signal is served only under `TOONLENS_TEST_COUNTERS` (the command {@link IDLE_COMMAND}); counting is
+ * always on and costs an integer per piece of work. Caches that merely expire (a parsed value's TTL) are
+ * not work: nothing is published when they go.
+ */
+import type { FeatureModule } from './feature';
+
+/** Test-only command (there only when TOONLENS_TEST_COUNTERS is set): resolves once the server is idle. */
+export const IDLE_COMMAND = 'toonlens.test.idle';
+/** Test-only command: answers at once (a round trip: every message sent before it has been handled). */
+export const PING_COMMAND = 'toonlens.test.ping';
+
+class WorkTracker {
+  private busy = 0;
+  private waiters: (() => void)[] = [];
+
+  /** Registers one piece of pending work; the returned function ends it (calling it again does nothing). */
+  begin(): () => void {
+    this.busy++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.busy--;
+      if (this.busy === 0) for (const w of this.waiters.splice(0)) w();
+    };
+  }
+
+  /** Counts `p` as pending work until it settles; returns it unchanged. */
+  track<T>(p: Promise<T>): Promise<T> {
+    const end = this.begin();
+    p.then(end, end);
+    return p;
+  }
+
+  get pending(): number {
+    return this.busy;
+  }
+
+  /**
+   * Resolves once nothing is pending, and still nothing is after a turn of the event loop (so work that the
+   * last piece chained in a callback, or a message already read from the client, has had its chance to
+   * register itself).
+   */
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      if (this.busy > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.busy === 0) return;
+    }
+  }
+}
+
+/** The server's pending background work (one server per process). */
+export const serverWork = new WorkTracker();
+
+/** The test-only feature serving {@link IDLE_COMMAND} and {@link PING_COMMAND} (listed by server.ts under TOONLENS_TEST_COUNTERS). */
+export const idleSignalFeature: FeatureModule = {
+  name: 'idle-signal',
+  create() {
+    return {
+      commands: {
+        [IDLE_COMMAND]: async () => {
+          await serverWork.whenIdle();
+          return { idle: true };
+        },
+        [PING_COMMAND]: () => ({ pong: true }),
+      },
+    };
+  },
+};
