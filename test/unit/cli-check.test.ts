@@ -45,7 +45,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 describe('toonlens check --format json', () => {
   test('one-defect documents: exactly the expected code at the expected range', async () => {
     const cases: [string, string, string, number][] = [
-      ['examples/agent-json/unknown-subtype.report.json', 'schema', '"shrink"', 0],
+      ['examples/agent-json/unknown-subtype.report.json', 'report/category', '"shrink"', 0], // the rule's own terms, not a bare enum error
       ['examples/agent-json/unexpected-field.critique.json', 'schema', '"currency"', 0],
       ['examples/agent-json/bad-poll.recipe-output.json', 'schema', '"poll_after_seconds": 0', '"poll_after_seconds": '.length],
       ['examples/agent-json/future-major.verdict.json', 'unsupported-version', '"2.0"', 0],

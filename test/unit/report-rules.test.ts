@@ -4,7 +4,9 @@ import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { reportRules, isIsoUtcTimestamp } from '../../server/src/core/rules/report';
 import type { Finding, RuleContext } from '../../server/src/core/types';
-import { deterministicEntry, generativeEntry, makeReport, sha, tempWorkspace, type TempWorkspace } from '../fixtures/report/helpers';
+import { deterministicEntry, generativeEntry, makeReport, ONE_DEFECT_FILES, oneDefectBase, oneDefectReports, sha, tempWorkspace, type TempWorkspace } from '../fixtures/report/helpers';
+import { checkDocument } from '../../server/src/core/check';
+import { applyTextEditsTo, fixToTextEdits } from '../../server/src/core/json/edits';
 
 const run = (report: unknown, ctx: Partial<RuleContext> = {}): Finding[] => reportRules(report, { text: JSON.stringify(report), ...ctx });
 const ofCode = (fs: Finding[], code: string) => fs.filter((f) => f.code === code);
@@ -160,6 +162,67 @@ describe('static report rules', () => {
     const r = base();
     ((r.entries as Record<string, unknown>[])[0]!.exact_edit as Record<string, unknown>).anchor = { start_line: 5, end_line: 2 };
     assert.deepEqual(ofCode(run(r), 'report/anchor-out-of-range')[0]!.target.path, ['entries', 0, 'exact_edit', 'anchor', 'start_line']);
+  });
+});
+
+describe('one defect, one error: a rule that restates the schema in its own terms replaces the schema error', () => {
+  const diagnose = (report: unknown, opts: Parameters<typeof checkDocument>[1] = {}) => checkDocument(JSON.stringify(report, null, 2), { kind: 'report', ...opts });
+
+  test('the valid base has no diagnostic, and each one-defect mutation exactly one, with the rule\'s code at the rule\'s target', () => {
+    assert.deepEqual(diagnose(oneDefectBase()).diagnostics, []);
+    for (const d of oneDefectReports()) {
+      const ds = diagnose(d.report).diagnostics;
+      assert.deepEqual(ds.map((x) => x.code), [d.code], `${d.name}: ${ds.map((x) => `${x.code} ${x.message}`).join(' | ')}`);
+      assert.deepEqual(ds[0]!.path, d.target.path, d.name);
+      // The schema alone does reject it: the rule's diagnostic replaces that error, it does not add to a valid document.
+      const rules = run(d.report);
+      assert.deepEqual(rules.map((f) => [f.code, f.target]), [[d.code, d.target]], `${d.name}: the rule's own finding`);
+    }
+  });
+
+  test('with the live checks on (a real workspace holding the targets): still exactly one', () => {
+    const ws = tempWorkspace(ONE_DEFECT_FILES);
+    try {
+      const fsPath = ws.path('hygiene.report.json');
+      assert.deepEqual(diagnose(oneDefectBase(), { fsPath, workspace: ws.reader() }).diagnostics, []);
+      for (const d of oneDefectReports()) {
+        assert.deepEqual(diagnose(d.report, { fsPath, workspace: ws.reader() }).diagnostics.map((x) => x.code), [d.code], d.name);
+      }
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test('quick fixes where the fix is obvious: the class a subtype belongs to, repo-durable for a named target_ref; applying one leaves no diagnostic', () => {
+    const withFix = oneDefectReports().filter((d) => /of the other|under class|without extraction_target/.test(d.name));
+    assert.equal(withFix.length, 3);
+    for (const d of withFix) {
+      const text = JSON.stringify(d.report, null, 2);
+      const [diag] = checkDocument(text, { kind: 'report' }).diagnostics;
+      assert.equal(diag?.fixes?.length, 1, `${d.name}: one quick fix`);
+      const fix = diag!.fixes![0]!;
+      assert.equal(fix.fixAll, false, `${d.name}: which field is wrong is the author's call, never fixed unattended`);
+      const fixed = applyTextEditsTo(text, fixToTextEdits(text, fix));
+      assert.deepEqual(checkDocument(fixed, { kind: 'report' }).diagnostics, [], `${d.name}: ${fix.title}`);
+    }
+    const names = (re: RegExp) => oneDefectReports().filter((d) => re.test(d.name));
+    assert.match(checkDocument(JSON.stringify(names(/class bloat/)[0]!.report), { kind: 'report' }).diagnostics[0]!.fixes![0]!.title, /^Set class to "stale" — "orphaned" is a stale subtype$/);
+    // No guess where nothing says what the value should be: an unknown subtype, a missing replacement or target_ref.
+    for (const d of names(/neither class|without replacement|without target_ref|without expected_sha256/)) {
+      assert.equal(checkDocument(JSON.stringify(d.report), { kind: 'report' }).diagnostics[0]!.fixes, undefined, d.name);
+    }
+  });
+
+  test('other schema errors at the same place still speak: a wrong type is the schema\'s, and two defects are two errors', () => {
+    const r = oneDefectBase();
+    const e = r.entries as Record<string, Record<string, unknown>>[];
+    (e[0]!.exact_edit as Record<string, unknown>).replacement = 7; // present, wrong type: not a missing field
+    assert.deepEqual(diagnose(r).diagnostics.map((x) => x.code), ['schema']);
+    const two = oneDefectBase();
+    const t = two.entries as Record<string, Record<string, unknown>>[];
+    delete (t[0]!.exact_edit as Record<string, unknown>).replacement;
+    delete (t[2]!.exact_edit as Record<string, unknown>).target_ref;
+    assert.deepEqual(diagnose(two).diagnostics.map((x) => x.code), ['report/kind-fields', 'report/extraction-target']);
   });
 });
 

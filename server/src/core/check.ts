@@ -2,9 +2,9 @@
  * The one entry point for diagnosing agent JSON, shared by the language server and the CLI:
  * size limit → kind → parse → schema → version → the kind's rule set → ranges.
  */
-import type { CoreDiagnostic, DocumentKind, Finding, WorkspaceReader } from './types';
+import type { CoreDiagnostic, DocumentKind, Finding, JsonTarget, WorkspaceReader } from './types';
 import { RULES } from './rules/index';
-import { ruleCode } from './codes';
+import { ruleCode, type DiagnosticCode } from './codes';
 import { detectKind, kindFromTextPrefix } from './kinds';
 import { parseJson } from './json/parse';
 import { JsonLocator } from './json/locate';
@@ -99,7 +99,28 @@ function checkDocumentUnguarded(text: string, opts: CheckOptions): CheckResult {
     pushAll(findings, guarded(() => RULES[kind](value, { text: body, fsPath: opts.fsPath, workspace }), `${kind} rules`));
   }
 
-  return { kind, diagnostics: resolveFindings(body, bom, findings), value, text };
+  return { kind, diagnostics: resolveFindings(body, bom, withoutExplainedSchemaErrors(findings)), value, text };
+}
+
+/**
+ * Rules that say in the spec's own terms what a schema error only says generically: the subtype closed per
+ * class, the fields an edit kind needs, the extraction fields. Where one of them reports exactly the target a
+ * schema error has (the same path; for a missing property, the same property), the defect is reported once,
+ * by the rule — its code names the defect, can be configured on its own, and may carry a quick fix.
+ */
+const EXPLAINS_SCHEMA: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>(['report/category', 'report/kind-fields', 'report/extraction-target']);
+
+function targetKey(t: JsonTarget): string {
+  return JSON.stringify([t.path, t.part ?? 'value', t.part === 'missing' ? t.property : '']);
+}
+
+/** The findings without the schema errors an {@link EXPLAINS_SCHEMA} rule reported in its own terms. */
+function withoutExplainedSchemaErrors(findings: Finding[]): Finding[] {
+  let explained: Set<string> | undefined;
+  for (const f of findings) if (EXPLAINS_SCHEMA.has(f.code)) (explained ??= new Set()).add(targetKey(f.target));
+  if (!explained) return findings;
+  const seen = explained;
+  return findings.filter((f) => f.code !== 'schema' || !seen.has(targetKey(f.target)));
 }
 
 /** Runs a finding producer; a throw (a bug, or a stack overflow on absurd nesting) becomes one `internal` finding. */
@@ -140,8 +161,8 @@ function resolveFindings(body: string, bom: number, findings: Finding[]): CoreDi
     if (f.fixes && f.fixes.length) d.fixes = f.fixes;
     return d;
   });
-  // The schema speaks first: a rule finding on exactly the range of a schema error restates it (e.g. an
-  // unknown subtype is both an enum violation and report/category), so only the schema error is kept.
+  // Otherwise the schema speaks first: a rule finding on exactly the range of a schema error restates it
+  // (a dest_path of "" is both a minLength violation and report/unsafe-path), so only the schema error is kept.
   const schemaRanges = new Set(diags.filter((d) => d.code === 'schema').map((d) => `${d.range.start}:${d.range.end}`));
   const kept = diags.filter((d) => d.code === 'schema' || d.code === 'unsupported-version' || !schemaRanges.has(`${d.range.start}:${d.range.end}`));
   // Array.prototype.sort is stable: equal offsets keep producer order.

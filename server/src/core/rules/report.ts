@@ -232,8 +232,14 @@ const category: StaticRule = {
       const allowed = SUBTYPES_BY_CLASS[cls];
       if (allowed.includes(subtype)) return;
       const other = cls === 'stale' ? 'bloat' : 'stale';
-      const hint = SUBTYPES_BY_CLASS[other].includes(subtype) ? ` ("${subtype}" is a ${other} subtype)` : '';
-      out.push(err(`subtype "${subtype}" is not a ${cls} subtype; expected one of ${allowed.join(', ')}${hint}`, ['entries', i, 'category', 'subtype']));
+      const belongsToOther = SUBTYPES_BY_CLASS[other].includes(subtype);
+      const hint = belongsToOther ? ` ("${subtype}" is a ${other} subtype)` : '';
+      // A subtype of the other class says which class the entry is: moving it there is the obvious fix (not
+      // unattended: which of the two fields is wrong is the author's call). An unknown subtype has none.
+      const fixes: JsonFix[] | undefined = belongsToOther
+        ? [{ title: `Set class to "${other}" — "${subtype}" is a ${other} subtype`, edits: [{ path: ['entries', i, 'category', 'class'], value: other }], fixAll: false }]
+        : undefined;
+      out.push(err(`subtype "${subtype}" is not a ${cls} subtype; expected one of ${allowed.join(', ')}${hint}`, ['entries', i, 'category', 'subtype'], fixes));
     },
   }),
 };
@@ -245,9 +251,9 @@ const kindFields: StaticRule = {
       if (!ee) return;
       const kind = ee.kind as keyof typeof KIND_REQUIRED_FIELDS;
       const at = (): JsonPath => ['entries', i, 'exact_edit']; // built only for a finding
-      if (!has(ee, 'expected_sha256')) out.push(missing(`${kind} requires expected_sha256`, at(), 'expected_sha256'));
+      if (!has(ee, 'expected_sha256')) out.push(missing(`${kind} requires expected_sha256${FIELD_ROLE.expected_sha256}`, at(), 'expected_sha256'));
       for (const field of KIND_REQUIRED_FIELDS[kind]) {
-        if (!has(ee, field)) out.push(missing(`${kind} requires ${field}`, at(), field));
+        if (!has(ee, field)) out.push(missing(`${kind} requires ${field}${FIELD_ROLE[field] ?? ''}`, at(), field));
       }
       const anchor = ee.anchor;
       if (isObj(anchor)) {
@@ -268,6 +274,18 @@ const kindFields: StaticRule = {
       if (kind === 'insert-frontmatter' && ee.key === '') out.push(err('key is empty: insert-frontmatter needs a frontmatter key', [...at(), 'key']));
     },
   }),
+};
+/** What each required exact_edit field is for, so a kind-fields message says what to add. */
+const FIELD_ROLE: Record<string, string> = {
+  expected_sha256: ': the sha256 of the target file when the report was generated (nothing is applied without it)',
+  anchor: ': the lines it applies to',
+  dest_path: ': where the archived content goes',
+  key: ': the frontmatter key to insert',
+  value: ': the frontmatter value to insert',
+  match: ': the text to replace',
+  replacement: ': the text that replaces match',
+  canonical_ref: ': the copy that stays',
+  lifecycle: ': the rule and lifetime that make the file removable',
 };
 const LINE_ANCHOR_FIELDS = ['start_line', 'end_line'] as const;
 const CANONICAL_REF_FIELDS = ['path', 'start_line', 'end_line'] as const;
@@ -321,7 +339,12 @@ const extractionTarget: StaticRule = {
       if (!ee || ee.kind !== 'extract-then-delete') return;
       const at: JsonPath = ['entries', i, 'exact_edit'];
       if (!present(ee, 'extraction_target')) {
-        out.push(missing('extract-then-delete requires extraction_target (repo-durable or cross-repo)', at, 'extraction_target'));
+        // A target_ref already names the document that receives the content: repo-durable is what it says.
+        const named = typeof ee.target_ref === 'string' && ee.target_ref !== '';
+        const fixes: JsonFix[] | undefined = named
+          ? [{ title: `Set extraction_target to "repo-durable" — target_ref names ${JSON.stringify(ee.target_ref)} in this repository`, edits: [{ path: [...at, 'extraction_target'], value: 'repo-durable' }], fixAll: false }]
+          : undefined;
+        out.push({ ...missing('extract-then-delete requires extraction_target (repo-durable or cross-repo)', at, 'extraction_target'), ...(fixes ? { fixes } : {}) });
       } else if (ee.extraction_target === 'repo-durable' && (!present(ee, 'target_ref') || ee.target_ref === '')) {
         out.push(missing('a repo-durable extraction requires target_ref: the document that receives the content', at, 'target_ref'));
       }
