@@ -12,7 +12,7 @@ import { CODES, DIAGNOSTIC_CODES } from '../../server/src/core/codes';
 import { explainVerdict } from '../../server/src/core/rules/verdictExplain';
 import { RULES } from '../../server/src/core/rules/index';
 import { EXPLAINERS } from '../../server/src/core/rules/explain';
-import { rawSavingsPct, roundPct } from '../../server/src/core/policy';
+import { rawSavingsPct, roundPct, safeToAutoApply, sectionAction, VERDICTS } from '../../server/src/core/policy';
 import type { Finding, JsonEdit, JsonPath, JsonTarget, Severity } from '../../server/src/core/types';
 import { applyFixes } from '../../server/src/core/json/edits';
 import { convertDocument, planDocument, profileDocument } from '../../server/src/core/markdown/engine';
@@ -259,6 +259,21 @@ describe('verdict rules', () => {
     assert.deepEqual(check(fixAll(convert).value), []);
   });
 
+  test('verdict/decision: a safe_to_auto_apply that follows neither the recorded nor the derived verdict is its own finding', () => {
+    // Recorded review, derived keep_markdown: both give false, so a recorded true is a second defect.
+    const d = boundary('review');
+    d.safe_to_auto_apply = true;
+    const fs = check(d);
+    assert.deepEqual(fs.map((f) => f.code), ['verdict/safe-to-auto-apply', 'verdict/decision']);
+    assert.deepEqual(fs[1]!.fixes![0]!.edits, [{ path: ['verdict'], value: 'keep_markdown' }], 'the decision fix does not also set it');
+    assert.deepEqual(check(fixAll(d).value), []);
+    // Already what the corrected verdict gives: no finding of its own.
+    const right = boundary('review');
+    right.verdict = 'convert';
+    right.safe_to_auto_apply = false;
+    assert.deepEqual(check(right).map((f) => f.code), ['verdict/decision']);
+  });
+
   test('verdict/decision: a fix across the refused boundary is offered, not applied unattended', () => {
     const d = base('refused');
     d.mode = 'lossless';
@@ -367,6 +382,88 @@ describe('verdict rules', () => {
     d.context_plan.sections[0].future = null;
     d.context_plan.sections[1].warnings[0].range.extra = 0;
     assert.deepEqual(check(d), []);
+  });
+});
+
+describe('one defect, one finding: a plan section whose verdict alone is wrong', () => {
+  const plans = readdirSync(corpusDir).filter((f) => f.endsWith('.plan.json')).sort();
+  /** Every fix of every finding applied (value level), as a user taking each quick fix would. */
+  const applyAll = (doc: Doc, fs: Finding[]): Doc => {
+    let value = structuredClone(doc);
+    for (const e of fs.flatMap((f) => f.fixes ?? []).flatMap((x) => x.edits)) value = applyEdit(value, e);
+    return value;
+  };
+  /**
+   * Two one-defect mutations of section `i` to verdict `v`: the verdict alone, and the verdict with the fields
+   * a producer derives from it written consistently with it (action, safe_to_auto_apply), which is the same
+   * defect — a wrong decision — as the producer would write it.
+   */
+  const mutations = (s: Doc, v: string): { name: string; apply(sec: Doc): void }[] => [
+    { name: 'verdict only', apply: (sec) => void (sec.verdict = v) },
+    {
+      name: 'verdict with the fields that follow it',
+      apply(sec) {
+        sec.verdict = v;
+        sec.action = sectionAction(v, true, true);
+        sec.safe_to_auto_apply = safeToAutoApply({ verdict: v, mode: 'lossless', lossless: true, valid: true, savings: s.measured_chars.savings, warnings: s.warnings }).safe;
+      },
+    },
+  ];
+
+  test('every section of every producer plan, every other verdict: one verdict/decision finding, and its fix leaves none', () => {
+    assert.ok(plans.length >= 5, 'the corpus has plans');
+    let cases = 0;
+    let withFollowers = 0;
+    for (const f of plans) {
+      const original: Doc = JSON.parse(readFileSync(path.join(corpusDir, f), 'utf8'));
+      assert.deepEqual(check(original), [], `${f} is clean`);
+      original.context_plan.sections.forEach((s: Doc, i: number) => {
+        if (s.kind === 'frontmatter' || typeof s.verdict !== 'string') return;
+        for (const v of VERDICTS) {
+          if (v === s.verdict || v === 'refused') continue;
+          for (const m of mutations(s, v)) {
+            const doc = structuredClone(original);
+            m.apply(doc.context_plan.sections[i]);
+            const fs = check(doc);
+            const what: string = `${f} section ${i} ${s.verdict} → ${v} (${m.name})`;
+            assert.equal(fs.length, 1, `${what}: exactly one finding:\n${describeFindings(fs)}`);
+            assert.equal(fs[0]!.code, 'verdict/decision', what);
+            assert.deepEqual(fs[0]!.target, { path: sec(i, 'verdict') }, what);
+            assert.equal(fs[0]!.fixes?.length, 1, `${what}: one quick fix`);
+            if (fs[0]!.fixes![0]!.edits.length > 1) withFollowers++;
+            const fixed = applyAll(doc, fs);
+            assert.deepEqual(check(fixed), [], `${what}: the fix leaves no finding:\n${describeFindings(check(fixed))}`);
+            assert.deepEqual(fixed, original, `${what}: the fix restores the producer's section`);
+            cases++;
+          }
+        }
+      });
+    }
+    assert.ok(cases > 500, `mutations checked: ${cases}`);
+    assert.ok(withFollowers > 100, `fixes that also set action / safe_to_auto_apply: ${withFollowers}`);
+  });
+
+  test('through the text-level applier: the one fix of a section turned from convert to keep leaves no finding', () => {
+    const text = readFileSync(path.join(corpusDir, `upstream__${BASES.planConvert}`), 'utf8');
+    const doc = JSON.parse(text);
+    Object.assign(doc.context_plan.sections[0], { verdict: 'keep_markdown', action: 'keep', safe_to_auto_apply: false });
+    const mutated = JSON.stringify(doc, null, 2);
+    const fs = check(doc);
+    assert.deepEqual(fs.map((x) => x.code), ['verdict/decision']);
+    assert.match(fs[0]!.fixes![0]!.title, /^Set verdict to "convert" — .+ \(and action to "convert", safe_to_auto_apply to true\)$/);
+    assert.deepEqual(check(JSON.parse(applyFixes(mutated, fs[0]!.fixes!))), []);
+  });
+
+  test('a field that follows neither the recorded nor the derived verdict is a defect of its own', () => {
+    // Section 0 of the mixed plan saves nothing: keep_markdown, and neither convert nor review makes it safe.
+    const doc = base('plan');
+    Object.assign(doc.context_plan.sections[0], { verdict: 'review', safe_to_auto_apply: true });
+    const fs = check(doc);
+    assert.deepEqual(fs.map((x) => [x.code, x.target.path]), [['verdict/decision', sec(0, 'verdict')], ['plan/section-safe-to-auto-apply', sec(0, 'safe_to_auto_apply')]]);
+    assert.deepEqual(check(applyAll(doc, fs)), []);
+    const act = base('plan');
+    Object.assign(act.context_plan.sections[0], { verdict: 'review', action: 'convert' });
+    assert.deepEqual(check(act).map((x) => x.code), ['verdict/decision', 'plan/action']);
   });
 });
 

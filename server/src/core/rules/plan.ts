@@ -125,13 +125,23 @@ export const planRules: readonly VerdictRule[] = [
   },
   {
     ...ruleCode('verdict/decision'),
-    rule: "a section's verdict = the decision policy on its standalone measurement (lossless, never refused)",
+    rule: "a section's verdict = the decision policy on its standalone measurement (lossless, never refused); the fix also sets action and safe_to_auto_apply where they followed the wrong verdict",
     check(doc) {
       const hits: RuleHit[] = [];
       eachSection(doc, (s, d, i) => {
-        if (d.decision && typeof s.verdict === 'string' && s.verdict !== d.decision.verdict) {
-          hits.push(mismatch(sectionPath(i, 'verdict'), s.verdict, d.decision.verdict, d.decision.because, 'verdict'));
+        if (!d.decision || typeof s.verdict !== 'string' || s.verdict === d.decision.verdict) return;
+        const hit = mismatch(sectionPath(i, 'verdict'), s.verdict, d.decision.verdict, d.decision.because, 'verdict');
+        // The fields that followed the recorded verdict follow the corrected one in the same edit, so the fix
+        // leaves no new finding behind (plan/action and plan/section-safe-to-auto-apply do not report them).
+        const follow: { field: string; value: unknown }[] = [];
+        if (d.recorded && d.action && s.action === d.recorded.action && s.action !== d.action) follow.push({ field: 'action', value: d.action });
+        const safe = s.safe_to_auto_apply;
+        if (d.recorded?.safety && d.safety && safe === d.recorded.safety.safe && safe !== d.safety.safe) follow.push({ field: 'safe_to_auto_apply', value: d.safety.safe });
+        for (const f of follow.length ? (hit.fixes ?? []) : []) {
+          for (const x of follow) f.edits.push({ path: sectionPath(i, x.field), value: x.value });
+          f.title += ` (and ${follow.map((x) => `${x.field} to ${show(x.value)}`).join(', ')})`;
         }
+        hits.push(hit);
       });
       return hits;
     },
@@ -144,6 +154,8 @@ export const planRules: readonly VerdictRule[] = [
       eachSection(doc, (s, d, i) => {
         if (d.frontmatter || !d.actionDerived || !d.action) return;
         if ((s.action === 'convert' || s.action === 'keep') && s.action !== d.action) {
+          // It follows the recorded verdict, which is wrong: one defect, reported (and fixed) by verdict/decision.
+          if (d.recorded && s.action === d.recorded.action) return;
           hits.push(mismatch(sectionPath(i, 'action'), s.action, d.action, `verdict is ${d.verdict}`, 'action'));
         }
       });
@@ -186,6 +198,8 @@ export const planRules: readonly VerdictRule[] = [
       const hits: RuleHit[] = [];
       eachSection(doc, (s, d, i) => {
         if (d.safety && typeof s.safe_to_auto_apply === 'boolean' && s.safe_to_auto_apply !== d.safety.safe) {
+          // It follows the recorded verdict, which is wrong: one defect, reported (and fixed) by verdict/decision.
+          if (d.recorded?.safety && s.safe_to_auto_apply === d.recorded.safety.safe) return;
           hits.push(mismatch(sectionPath(i, 'safe_to_auto_apply'), s.safe_to_auto_apply, d.safety.safe, d.safety.because, 'safe_to_auto_apply'));
         }
       });

@@ -107,6 +107,13 @@ export interface DerivedSection {
   /** Whether `action` was derived (a fix may set it) or only read back. */
   actionDerived: boolean;
   safety?: SafetyDecision;
+  /**
+   * When the recorded verdict is one of the closed set but not the derived one: the action and safety that
+   * follow from the RECORDED verdict. A recorded action or safe_to_auto_apply that agrees with either this or
+   * the derived value is explained by the wrong verdict (verdict/decision's one finding, whose fix sets them
+   * too); only one that agrees with neither is a defect of its own.
+   */
+  recorded?: { verdict: Verdict; action: 'convert' | 'keep'; safety?: SafetyDecision };
 }
 
 export interface DerivedPlan {
@@ -162,15 +169,12 @@ export function deriveSection(s: unknown, index: number): DerivedSection {
   } else if (s.action === 'convert' || s.action === 'keep') {
     out.action = s.action;
   }
-  if (out.verdict !== undefined && out.measure && warnings) {
-    out.safety = safeToAutoApply({
-      verdict: out.verdict,
-      mode: SECTION_MODE,
-      lossless: true,
-      valid: true,
-      savings: out.measure.savings,
-      warnings,
-    });
+  const sectionSafety = (verdict: string) =>
+    out.measure && warnings ? safeToAutoApply({ verdict, mode: SECTION_MODE, lossless: true, valid: true, savings: out.measure.savings, warnings }) : undefined;
+  if (out.verdict !== undefined) out.safety = sectionSafety(out.verdict);
+  const recorded = recordedVerdict(s.verdict);
+  if (out.decision && recorded !== undefined && recorded !== out.decision.verdict) {
+    out.recorded = { verdict: recorded, action: sectionAction(recorded, true, true), safety: sectionSafety(recorded) };
   }
   return out;
 }

@@ -64,9 +64,12 @@ export const documentRules: readonly VerdictRule[] = [
     rule: 'safe_to_auto_apply = convert ∧ mode lossless ∧ flags.lossless ∧ flags.valid ∧ savings > 0 ∧ no warning-severity warning',
     check({ value, derived }) {
       const s = derived.safety;
-      // A wrong verdict is verdict/decision's one finding; its fix sets safe_to_auto_apply along with it.
-      if (derived.safetyAfterDecision) return [];
       if (!s || typeof value.safe_to_auto_apply !== 'boolean' || value.safe_to_auto_apply === s.safe) return [];
+      // A wrong verdict is verdict/decision's one finding, and its fix sets safe_to_auto_apply along with it:
+      // a value that is already what the corrected verdict gives is no defect either. Only a value that
+      // follows from neither verdict is one of its own, against what the corrected verdict gives.
+      const after = derived.safetyAfterDecision;
+      if (after) return value.safe_to_auto_apply === after.safe ? [] : [mismatch(['safe_to_auto_apply'], value.safe_to_auto_apply, after.safe, after.because)];
       return [mismatch(['safe_to_auto_apply'], value.safe_to_auto_apply, s.safe, s.because)];
     },
   },
@@ -197,7 +200,7 @@ export const documentRules: readonly VerdictRule[] = [
       if ((value.verdict === 'refused') !== (d.verdict === 'refused')) for (const f of hit.fixes ?? []) f.fixAll = false;
       // safe_to_auto_apply follows the verdict: the fix corrects it in the same edit, so it leaves no new error.
       const after = derived.safetyAfterDecision;
-      if (after && typeof value.safe_to_auto_apply === 'boolean' && value.safe_to_auto_apply !== after.safe) {
+      if (after && derived.safety && value.safe_to_auto_apply === derived.safety.safe && value.safe_to_auto_apply !== after.safe) {
         for (const f of hit.fixes ?? []) {
           f.edits.push({ path: ['safe_to_auto_apply'], value: after.safe });
           f.title += ` (and safe_to_auto_apply to ${after.safe})`;
