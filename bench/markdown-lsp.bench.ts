@@ -1,41 +1,23 @@
 /**
  * Markdown through the built server (dist/server.js over stdio, the test harness's JSON-RPC client):
- * - didOpen → first code lenses (cold), the first one-character edit → lenses, and later edits → lenses,
- *   at 1, 4 and 8 MB; each edit figure next to the cold figure of the same document and run;
- * - the server's RSS after open and after the edits (flat across edits; ≤ 4× the file at 8 MB);
+ * - didOpen → first code lenses (cold, a fresh server), next to markdown-it's plain parse of the same text
+ *   in-process; the first one-character edit after open → lenses, and later edits → lenses, at 1, 4 and 8 MB,
+ *   each edit figure next to the cold figure of the same size;
+ * - the server's RSS after open and after the edits (flat across edits; ≤ 4× the file);
  * - a hover on a small document while a 40 MB document is being measured, next to the same hover
  *   with nothing else open.
- * Rows have the shape C2's table generator reads: { figure, median, min, max, anchor, anchorMedian, ratio, goal }.
+ * Rows are bench/stats.ts BenchRows (what bench/index.ts and the README table generator read). bench/index.ts
+ * calls every `*Rows` export with `{ runs, log }`: `markdownLspRows` is the only one.
  *
- *   npm run build && node --import tsx bench/markdown-lsp.bench.ts [--sizes 1,4,8] [--edits 5] [--no-hover]
+ *   npm run build && node --import tsx bench/markdown-lsp.bench.ts [--runs 3] [--sizes 1,4,8] [--edits 3] [--no-hover]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import MarkdownIt from 'markdown-it';
 import { CodeLensRequest, HoverRequest } from 'vscode-languageserver-protocol/node';
 import { LspHarness } from '../test/lsp/harness';
 import { markdownDocument } from './markdown-gen';
-import { sample, type Sample } from './stats';
-
-export interface MarkdownLspRow {
-  figure: string;
-  unit: 'ms' | 'MB';
-  median: number;
-  min: number;
-  max: number;
-  /** What the figure is compared with, measured in the same run. */
-  anchor: string;
-  anchorMedian: number;
-  /** median / anchorMedian. */
-  ratio: number;
-  /** The goal as text, and whether this run met it. */
-  goal: string;
-  met: boolean;
-}
-
-function row(figure: string, unit: MarkdownLspRow['unit'], s: Sample, anchor: string, a: number, goal: string, met: (ratio: number, s: Sample) => boolean): MarkdownLspRow {
-  const ratio = s.median / a;
-  return { figure, unit, median: s.median, min: s.min, max: s.max, anchor, anchorMedian: a, ratio, goal, met: met(ratio, s) };
-}
+import { markdownTable, row, sample, time, type BenchRow } from './stats';
 
 function vmRSS(pid: number): number {
   const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -52,9 +34,18 @@ function editPoints(text: string, count: number): number[] {
   return Array.from({ length: count }, (_, i) => heads[from + i * 7]! + 1);
 }
 
-/** Cold, first-edit and later-edit lenses plus RSS, for one document size. */
-export async function editRows(mb: number, edits: number, log: (s: string) => void = () => undefined): Promise<MarkdownLspRow[]> {
-  const text = markdownDocument(7, 1500 * mb, mb * 1_000_000);
+/** One server's figures for one document: cold lenses, the first edit, later edits, RSS (MB). */
+interface EditRun {
+  cold: number;
+  first: number;
+  later: number[];
+  idle: number;
+  afterOpen: number;
+  afterEdits: number;
+}
+
+/** Opens the document in a fresh server: didOpen → lenses (cold), then `1 + later` one-character edits, each → lenses. */
+async function editRun(text: string, later: number): Promise<EditRun> {
   const lsp = await LspHarness.start();
   try {
     const pid = lsp.process.pid!;
@@ -64,11 +55,10 @@ export async function editRows(mb: number, edits: number, log: (s: string) => vo
     const n = (await lensesOf(lsp, uri))?.length ?? 0;
     const cold = performance.now() - t0;
     const afterOpen = vmRSS(pid);
-    log(`  ${mb} MB: cold ${cold.toFixed(0)} ms (${n} lenses), RSS idle ${idle.toFixed(0)} MB → after open ${afterOpen.toFixed(0)} MB`);
     let current = text;
     const times: number[] = [];
     let shift = 0;
-    for (const p of editPoints(text, edits + 1)) {
+    for (const p of editPoints(text, later + 1)) {
       const at = p + shift;
       const before = current.slice(0, at);
       const line = before.split('\n').length - 1;
@@ -81,30 +71,45 @@ export async function editRows(mb: number, edits: number, log: (s: string) => vo
       times.push(performance.now() - t0);
       if (lenses?.length !== n) throw new Error(`a one-character edit changed the lens count (${n} → ${lenses?.length})`);
     }
-    const afterEdits = vmRSS(pid);
-    log(`    edits → lenses ${times.map((t) => t.toFixed(0)).join(', ')} ms; RSS after edits ${afterEdits.toFixed(0)} MB`);
-    const coldS = sample([cold]);
-    const first = sample([times[0]!]);
-    const later = sample(times.slice(1));
-    const fileMB = Buffer.byteLength(text) / 1e6;
-    const size = `${fileMB.toFixed(1)} MB markdown`;
-    return [
-      row(`LSP didOpen → code lenses, ${size}`, 'ms', coldS, 'itself', cold, '—', () => true),
-      row(`LSP first one-character edit → lenses, ${size}`, 'ms', first, `cold lenses`, cold, '≤ 0.05× cold', (r) => r <= 0.05),
-      row(`LSP later edits → lenses, ${size}`, 'ms', later, `cold lenses`, cold, '≤ 0.05× cold', (r) => r <= 0.05),
-      row(`server RSS after ${edits + 1} edits, ${size}`, 'MB', sample([afterEdits]), 'RSS after open', afterOpen, 'flat (≤ 1.1×)', (r) => r <= 1.1),
-      row(`server RSS growth (after edits − idle), ${size}`, 'MB', sample([afterEdits - idle]), 'file size', fileMB, '≤ 4× file', (r) => r <= 4),
-    ];
+    return { cold, first: times[0]!, later: times.slice(1), idle, afterOpen, afterEdits: vmRSS(pid) };
   } finally {
     lsp.kill();
     await lsp.exited;
   }
 }
 
+/**
+ * Cold, first-edit and later-edit lenses plus RSS for one document size, over `runs` fresh servers
+ * (medians over the runs; later edits pooled).
+ */
+async function editRows(mb: number, runs: number, later: number, log: (s: string) => void): Promise<BenchRow[]> {
+  const text = markdownDocument(7, 1500 * mb, mb * 1_000_000);
+  const fileMB = Buffer.byteLength(text) / 1e6;
+  const size = `${fileMB.toFixed(1)} MB markdown`;
+  const md = new MarkdownIt();
+  const parse = await time(() => md.parse(text, {}), Math.min(runs, 3));
+  const rs: EditRun[] = [];
+  for (let r = 0; r < runs; r++) {
+    const x = await editRun(text, later);
+    rs.push(x);
+    const edits = [x.first, ...x.later].map((t) => t.toFixed(0)).join(', ');
+    log(`  ${mb} MB run ${r + 1}: cold ${x.cold.toFixed(0)} ms (markdown-it ${parse.median.toFixed(0)} ms); edits → lenses ${edits} ms; RSS idle ${x.idle.toFixed(0)} → open ${x.afterOpen.toFixed(0)} → after edits ${x.afterEdits.toFixed(0)} MB`);
+  }
+  const cold = sample(rs.map((x) => x.cold));
+  const S = 'Markdown';
+  return [
+    row(S, `LSP didOpen → code lenses (cold, fresh server), ${size}`, cold, 'ms', { name: 'markdown-it parse in-process', value: parse }),
+    row(S, `LSP first one-character edit after open → lenses, ${size}`, sample(rs.map((x) => x.first)), 'ms', { name: 'LSP cold lenses', value: cold }, { max: 0.05, label: '≤ 0.05× cold' }),
+    row(S, `LSP later one-character edits → lenses, ${size}`, sample(rs.flatMap((x) => x.later)), 'ms', { name: 'LSP cold lenses', value: cold }, { max: 0.05, label: '≤ 0.05× cold' }),
+    row(S, `server RSS after ${later + 1} edits, ${size}`, sample(rs.map((x) => x.afterEdits)), 'MB', { name: 'RSS after open', value: sample(rs.map((x) => x.afterOpen)) }, { max: 1.1, label: 'flat (≤ 1.1×)' }),
+    row(S, `server RSS growth (after edits − idle), ${size}`, sample(rs.map((x) => x.afterEdits - x.idle)), 'MB', { name: 'file size', value: sample([fileMB]) }, { max: 4, label: '≤ 4× file' }),
+  ];
+}
+
 const SMALL = '# Small\n\n- key: value\n- other: thing\n- third: item\n';
 
 /** A hover on a small document while a 40 MB document is being measured, against the same hover with nothing else open. */
-export async function hoverDuringAnalysisRows(runs: number, log: (s: string) => void = () => undefined): Promise<MarkdownLspRow[]> {
+async function hoverDuringAnalysis(runs: number, log: (s: string) => void): Promise<BenchRow[]> {
   const hoverOnce = async (lsp: LspHarness, name: string) => {
     const uri = lsp.open(name, SMALL);
     const t0 = performance.now();
@@ -132,36 +137,37 @@ export async function hoverDuringAnalysisRows(runs: number, log: (s: string) => 
       await lsp.exited;
     }
   }
-  const b = sample(busy);
-  const a = sample(idle);
-  return [row(`hover on a small document while a ${(Buffer.byteLength(big) / 1e6).toFixed(0)} MB markdown document is measured`, 'ms', b, 'the same hover, server idle', a.median, '≤ 2 s', (_r, s) => s.median <= 2000)];
+  return [
+    row('Markdown', `hover on a small document while a ${(Buffer.byteLength(big) / 1e6).toFixed(0)} MB markdown document is measured`, sample(busy), 'ms', { name: 'the same hover, server idle', value: sample(idle) }, { max: 2000, label: '≤ 2 s', on: 'value' }),
+  ];
 }
 
-export async function markdownLspRows(opts: { sizes?: number[]; edits?: number; hoverRuns?: number; log?: (s: string) => void } = {}): Promise<MarkdownLspRow[]> {
-  const rows: MarkdownLspRow[] = [];
-  for (const mb of opts.sizes ?? [1, 4, 8]) rows.push(...(await editRows(mb, opts.edits ?? 5, opts.log)));
-  if ((opts.hoverRuns ?? 3) > 0) rows.push(...(await hoverDuringAnalysisRows(opts.hoverRuns ?? 3, opts.log)));
+/**
+ * Every markdown LSP row: `runs` fresh servers per size (each: cold, then 1 + `edits` edits), then the
+ * hover figure over min(runs, 3) servers. The only `*Rows` export (bench/index.ts calls each with `{ runs, log }`).
+ */
+export async function markdownLspRows(opts: { runs?: number; sizes?: number[]; edits?: number; hoverRuns?: number; log?: (s: string) => void } = {}): Promise<BenchRow[]> {
+  const log = opts.log ?? (() => undefined);
+  const runs = Math.max(1, opts.runs ?? 3);
+  const t0 = performance.now();
+  const rows: BenchRow[] = [];
+  for (const mb of opts.sizes ?? [1, 4, 8]) rows.push(...(await editRows(mb, runs, opts.edits ?? 3, log)));
+  const hoverRuns = opts.hoverRuns ?? Math.min(runs, 3);
+  if (hoverRuns > 0) rows.push(...(await hoverDuringAnalysis(hoverRuns, log)));
+  log(`  (markdown LSP rows: ${((performance.now() - t0) / 1000).toFixed(0)} s)`);
   return rows;
 }
 
-function table(rows: MarkdownLspRow[]): string {
-  const f = (x: number, u: string) => `${x >= 100 ? x.toFixed(0) : x.toFixed(1)} ${u}`;
-  return [
-    '| figure | median | min – max | anchor (median) | ratio | goal | met? |',
-    '|---|---:|---:|---|---:|---|:---:|',
-    ...rows.map((r) => `| ${r.figure} | ${f(r.median, r.unit)} | ${f(r.min, r.unit)} – ${f(r.max, r.unit)} | ${r.anchor}: ${f(r.anchorMedian, r.anchor === 'file size' ? 'MB' : r.unit)} | ${r.ratio < 0.1 ? r.ratio.toFixed(3) : r.ratio.toFixed(2)}× | ${r.goal} | ${r.goal === '—' ? '—' : r.met ? 'yes' : '**no**'} |`),
-  ].join('\n');
-}
-
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { sizes: { type: 'string' }, edits: { type: 'string' }, 'no-hover': { type: 'boolean' }, 'hover-runs': { type: 'string' } } });
+  const { values } = parseArgs({ options: { runs: { type: 'string' }, sizes: { type: 'string' }, edits: { type: 'string' }, 'no-hover': { type: 'boolean' }, 'hover-runs': { type: 'string' } } });
   const rows = await markdownLspRows({
+    runs: values.runs ? Number(values.runs) : undefined,
     sizes: values.sizes ? values.sizes.split(',').map(Number) : undefined,
     edits: values.edits ? Number(values.edits) : undefined,
     hoverRuns: values['no-hover'] ? 0 : values['hover-runs'] ? Number(values['hover-runs']) : undefined,
     log: (s) => console.error(s),
   });
-  console.log(table(rows));
+  console.log(markdownTable(rows));
 }
 
 if (process.argv[1]?.endsWith('markdown-lsp.bench.ts')) {

@@ -183,7 +183,7 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       if (typeof doc === 'string') return { applied: false, message: doc };
       await plans.ready(doc, token, settings);
       const plan = plans.planFor(doc, settings);
-      const cp = plan.verdict.context_plan!;
+      const cp = plan.contextPlan;
       if (!cp.reassembly_verified) return { applied: false, message: 'the hybrid did not verify; nothing converted' };
       if (!cp.recommend_hybrid) return { applied: false, message: `the plan does not recommend converting (net ${fmtSavingsPct(cp.net.savings_pct)} chars)` };
       if (!cp.safe_to_auto_apply) {

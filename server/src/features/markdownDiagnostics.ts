@@ -20,10 +20,22 @@ import type { FeatureModule } from './feature';
 import { toLspDiagnostic } from './diagnostics';
 import { charsChange, fmtInt, isMarkdownDocument, isToonDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
 import type { StatusParams } from './protocol';
+import { contentModified, runSliced } from './timeSlice';
+import type { CoreDiagnostic } from '../core/types';
+
+/** Core diagnostics → LSP, as steps (a large document has thousands: converted in time-sliced turns). */
+function* toLspSteps(doc: TextDocument, core: readonly CoreDiagnostic[]): Generator<void, Diagnostic[], void> {
+  const out: Diagnostic[] = [];
+  for (let i = 0; i < core.length; i++) {
+    out.push(toLspDiagnostic(doc, core[i]!));
+    if ((i & 255) === 255) yield;
+  }
+  return out;
+}
 
 /** The status-bar text of a markdown document's plan, e.g. "TOON saves 53 tokens · 898 → 813 chars (9.5% fewer)". */
 export function planStatus(uri: string, plan: PlanResult): StatusParams {
-  const cp = plan.verdict.context_plan!;
+  const cp = plan.contextPlan;
   const converted = plan.sections.filter((s) => s.action === 'convert').length;
   const measured = plan.sections.filter((s) => s.verdict).length;
   const net = { source: cp.net.source, toon: cp.net.hybrid, savings_pct: cp.net.savings_pct };
@@ -58,7 +70,17 @@ export const markdownDiagnosticsFeature: FeatureModule = {
             throw err;
           }
           ctx.setStatus(planStatus(doc.uri, plan));
-          return markdownDiagnostics(text, plan).map((d) => toLspDiagnostic(doc, d));
+          // The fences of the plan's slices, checked once per slice text and time-sliced (never a whole-text parse).
+          const fences = await plans.fenceDiagnostics(doc, plan);
+          // A newer version arriving meanwhile (typing) supersedes this run (its own run publishes): it stops at
+          // its next turn instead of delaying the lenses of the version being typed.
+          const superseded = () => {
+            const open = ctx.documents.get(doc.uri);
+            return open && open.version !== doc.version ? contentModified() : undefined;
+          };
+          const early = superseded();
+          if (early) throw early;
+          return runSliced(toLspSteps(doc, markdownDiagnostics(text, plan, fences)), superseded);
         },
       },
     };

@@ -8,7 +8,8 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { measureChars, type MeasuredChars } from '../core/markdown/measure';
 import { DEFAULT_TOKENIZER, tokenizer, type TokenizerName } from '../core/tokens';
 import { fenceKey, revertEdit, type OriginalsStore, type RevertEdit } from '../core/markdown/revert';
-import { convertedFenceOf, fenceAtOffset, toonFencesIn, type FenceAt } from '../core/markdown/sectionFences';
+import { convertedFenceOf, fenceAtOffset, toonFencesIn, toonFencesOfPlan, type FenceAt } from '../core/markdown/sectionFences';
+import type { PlanResult } from '../core/markdown/engine';
 import { createOriginalsStore } from '../node/originals';
 
 export type { FenceAt };
@@ -17,12 +18,15 @@ export { toonFencesIn, fenceAtOffset, convertedFenceOf };
 const memo = new Map<string, { version: number; text: string; fences: FenceAt[] }>();
 const MEMO_MAX = 64;
 
-/** The ```toon fences of a document's current version (memoized). */
-export function toonFencesOf(doc: TextDocument): FenceAt[] {
+/**
+ * The ```toon fences of a document's current version (memoized). With the plan of that version, a document
+ * none of whose slices says "toon" is answered from the slices' memos, without scanning the text.
+ */
+export function toonFencesOf(doc: TextDocument, plan?: PlanResult): FenceAt[] {
   const text = doc.getText();
   const m = memo.get(doc.uri);
   if (m && m.version === doc.version && m.text.length === text.length) return m.fences;
-  const fences = toonFencesIn(text);
+  const fences = plan ? toonFencesOfPlan(text, plan) : toonFencesIn(text);
   memo.delete(doc.uri);
   memo.set(doc.uri, { version: doc.version, text, fences });
   if (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value!);

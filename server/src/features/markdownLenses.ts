@@ -14,6 +14,7 @@
 import type { CodeLens, Command } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PlanResult, SectionResult } from '../core/markdown/engine';
+import type { SliceAnalysis } from '../core/markdown/analysis';
 import { revertDescription } from '../core/markdown/revert';
 import type { FeatureModule } from './feature';
 import type { TokenizerName } from '../core/tokens';
@@ -76,7 +77,7 @@ export function sectionLensTooltip(s: SectionResult): string {
 
 /** The plan lens title, e.g. `TOON plan: saves 53 tokens · 898 → 813 chars (9.5% fewer) · 2 of 4 sections convert · safe to auto-apply`. */
 export function planLensTitle(plan: PlanResult): string {
-  const cp = plan.verdict.context_plan!;
+  const cp = plan.contextPlan;
   const measured = plan.sections.filter((s) => s.verdict).length;
   const converted = plan.sections.filter((s) => s.action === 'convert').length;
   const verdict = cp.recommend_hybrid ? (cp.safe_to_auto_apply ? 'safe to auto-apply' : 'review before converting') : 'keep markdown';
@@ -113,15 +114,32 @@ function fenceLenses(doc: TextDocument, at: FenceAt, trusted: boolean, tok: Toke
   return [info, revert];
 }
 
+/**
+ * A section's verdict lens title and tooltip, remembered with its slice analysis: they depend only on the
+ * section's standalone verdict (the same object while the slice's text and the options are unchanged; its
+ * `measured_chars` identifies it through the position shifts of the plan), so after an edit only the edited
+ * section's strings are built again.
+ */
+const verdictLensText = new WeakMap<SliceAnalysis, { measured: object; title: string; tooltip: string }>();
+
+function verdictLens(s: SectionResult): { title: string; tooltip: string } {
+  const measured = s.verdict!.measured_chars;
+  const hit = verdictLensText.get(s.analysis);
+  if (hit && hit.measured === measured) return hit;
+  const made = { measured, title: sectionLensTitle(s), tooltip: sectionLensTooltip(s) };
+  verdictLensText.set(s.analysis, made);
+  return made;
+}
+
 export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted = true): CodeLens[] {
   const text = doc.getText();
   const lenses: CodeLens[] = [];
   const top = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
   lenses.push({ range: top, command: { title: planLensTitle(plan), tooltip: 'The per-section plan: which sections convert to TOON and what the hybrid document saves. Click for the whole-document verdict.', command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: top.start }] } });
-  if (plan.verdict.context_plan?.safe_to_auto_apply) {
+  if (plan.contextPlan.safe_to_auto_apply) {
     lenses.push({ range: top, command: action(trusted, 'Convert all recommended sections', 'Convert every section whose verdict is convert, in one undoable edit.', COMMANDS.convertAll, [{ uri: doc.uri, version: doc.version }]) });
   }
-  const fences = toonFencesOf(doc);
+  const fences = toonFencesOf(doc, plan);
   for (const s of plan.sections) {
     if (!s.verdict) continue; // frontmatter is never measured
     const fence = convertedFenceOf(text, s, fences);
@@ -131,7 +149,8 @@ export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavin
     if (minSavingsPct !== 0 && s.verdict.measured_chars.savings_pct < minSavingsPct) continue;
     const pos = doc.positionAt(s.slice.charStart);
     const range = { start: pos, end: pos };
-    lenses.push({ range, command: { title: sectionLensTitle(s), tooltip: sectionLensTooltip(s), command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: pos }] } });
+    const { title, tooltip } = verdictLens(s);
+    lenses.push({ range, command: { title, tooltip, command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: pos }] } });
     if (s.action === 'convert') {
       lenses.push({
         range,

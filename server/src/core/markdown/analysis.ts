@@ -59,6 +59,8 @@ export interface SliceAnalysis {
   verdicts: Map<string, unknown>;
   /** Memo: `toon/fence-decode` diagnostics of the slice's ```toon fences (slice-relative offsets). */
   toonFences?: CoreDiagnostic[];
+  /** Memo: whether the slice text contains the word "toon" at all (else it holds no ```toon fence). */
+  mentionsToon?: boolean;
 }
 
 function countLines(raw: string): number {
@@ -139,7 +141,15 @@ const TOON_WORD = /toon/i;
  * contain the word "toon" has none and is not parsed.
  */
 export function sliceToonFenceDiagnostics(a: SliceAnalysis): CoreDiagnostic[] {
-  return (a.toonFences ??= TOON_WORD.test(a.raw) ? toonFenceDiagnostics(a.raw) : []);
+  return (a.toonFences ??= sliceMentionsToon(a) ? toonFenceDiagnostics(a.raw) : []);
+}
+
+/**
+ * Whether the slice contains the word "toon" (memoized with the slice). A ```toon opener sits on one line and
+ * slices start at line starts, so a document none of whose slices says "toon" has no ```toon fence.
+ */
+export function sliceMentionsToon(a: SliceAnalysis): boolean {
+  return (a.mentionsToon ??= TOON_WORD.test(a.raw));
 }
 
 /** Token count of the slice text, memoized on the analysis (so with the engine's slice cache). */

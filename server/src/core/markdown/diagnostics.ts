@@ -6,13 +6,13 @@
  * - `toon/fence-decode` for a ```toon fence (or a .toon file) that fails a strict decode;
  * - minus what the file's `<!-- toonlens-disable… -->` comments switch off.
  */
-import type { PlanResult } from './engine';
-import { toonFenceDiagnostics, toonFileDiagnostics } from '../toon/fences';
+import { runSteps, toonFenceDiagnosticSteps, type PlanResult } from './engine';
+import { toonFileDiagnostics } from '../toon/fences';
 import type { CoreDiagnostic } from '../types';
 import type { DiagnosticCode } from '../codes';
 import { LineIndex } from '../lineIndex';
 import { applyInlineDisables, inlineDirectives } from './inlineControl';
-import { convertedFenceOf, fenceAtOffset, toonFencesIn, type FenceAt } from './sectionFences';
+import { convertedFenceOf, fenceAtOffset, toonFencesOfPlan, type FenceAt } from './sectionFences';
 
 export { toonFileDiagnostics };
 
@@ -49,7 +49,7 @@ function headingRange(text: string, start: number, headingEnd: number): { start:
 }
 
 /** The plan's located section warnings as core diagnostics (whole-document offsets). */
-export function sectionWarningDiagnostics(plan: PlanResult, text: string, fences: readonly FenceAt[] = toonFencesIn(text)): CoreDiagnostic[] {
+export function sectionWarningDiagnostics(plan: PlanResult, text: string, fences: readonly FenceAt[] = toonFencesOfPlan(text, plan)): CoreDiagnostic[] {
   const out: CoreDiagnostic[] = [];
   const inFence = (offset: number) => fenceAtOffset(fences, offset) !== undefined;
   for (const s of plan.sections) {
@@ -76,9 +76,14 @@ export function sectionWarningDiagnostics(plan: PlanResult, text: string, fences
   return out;
 }
 
-/** A markdown text's diagnostics (fences and section warnings, in document order), inline disables applied. */
-export function markdownDiagnostics(text: string, plan: PlanResult): CoreDiagnostic[] {
-  const core = [...toonFenceDiagnostics(text), ...sectionWarningDiagnostics(plan, text)];
+/**
+ * A markdown text's diagnostics (fences and section warnings, in document order), inline disables applied.
+ * `toon/fence-decode` comes from the plan's slices (each slice's fences checked once per slice text, see
+ * toonFenceDiagnosticSteps), so after an edit only the edited slice is parsed again, never the whole text;
+ * a caller that already ran those steps time-sliced passes their result as `fenceDiagnostics`.
+ */
+export function markdownDiagnostics(text: string, plan: PlanResult, fenceDiagnostics: readonly CoreDiagnostic[] = runSteps(toonFenceDiagnosticSteps(text, plan))): CoreDiagnostic[] {
+  const core = [...fenceDiagnostics, ...sectionWarningDiagnostics(plan, text)];
   core.sort((a, b) => a.range.start - b.range.start);
   const directives = inlineDirectives(text);
   if (directives.length === 0) return core;

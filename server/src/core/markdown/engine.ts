@@ -77,9 +77,11 @@ export interface SectionResult {
 }
 
 export interface PlanResult {
-  /** Schema 1.1: the whole document's profile response with `context_plan` appended. */
-  verdict: VerdictV1;
-  hybrid: string;
+  /** Schema 1.1: the whole document's profile response with `context_plan` appended (built on first read). */
+  readonly verdict: VerdictV1;
+  /** `verdict.context_plan`, without building the whole-document verdict. */
+  contextPlan: ContextPlan;
+  readonly hybrid: string;
   sections: SectionResult[];
   /** The tokenizer every token figure of this plan was counted with. */
   tokenizer: TokenizerName;
@@ -336,6 +338,8 @@ interface StandaloneSection {
   candidate: string | null;
   /** Exactly the text Convert writes in place of the slice (what measured_chars.toon counts). */
   segment: string;
+  /** The hybrid assembly's check of `segment`, once made (see assembleHybrid). */
+  segmentOk?: boolean;
 }
 
 /** Extra characters CRLF line ends add to `t` beyond those they add to `ref` (0 in LF documents). */
@@ -400,7 +404,7 @@ function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsK
     tokenizer: tok,
     minTokenSavings: minTokenSavingsOf(opts),
   });
-  const r = { verdict, candidate: best?.text ?? null, segment };
+  const r: StandaloneSection = { verdict, candidate: best?.text ?? null, segment };
   if (a.verdicts.size > 4) a.verdicts.clear();
   a.verdicts.set(key, r);
   return r;
@@ -419,18 +423,19 @@ function shiftVerdict(v: VerdictV1, s: Slice): VerdictV1 {
 
 function buildPlan(d: DocAnalysis, opts: EngineOptions): PlanResult {
   const lossOpts: EngineOptions = { ...opts, mode: 'lossless' };
-  const top = documentVerdict(d, lossOpts, false);
   const sections: SectionResult[] = [];
   const rows: PlanSection[] = [];
   const okey = optionsKey(lossOpts);
   const tok = tokenizerOf(lossOpts);
   const segments: (string | null)[] = [];
+  const memos: (StandaloneSection | undefined)[] = [];
   d.slices.forEach((s, i) => {
     const a = d.analyses[i]!;
     const range = { line_start: s.lineStart, line_end: s.lineEnd, char_start: s.charStart, char_end: s.charEnd };
     if (s.kind === 'frontmatter') {
       sections.push({ slice: s, verdict: null, candidate: null, action: 'keep', tokens: null, analysis: a });
       segments.push(null);
+      memos.push(undefined);
       rows.push({ heading: null, kind: 'frontmatter', range, profile: null, verdict: null, action: 'keep', measured_chars: null, warnings: [], safe_to_auto_apply: false });
       return;
     }
@@ -450,6 +455,7 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions): PlanResult {
       analysis: a,
     });
     segments.push(action === 'convert' ? st.segment : null);
+    memos.push(st);
     rows.push({
       heading: s.kind === 'section' ? a.parsed?.heading?.text ?? s.heading : null,
       kind: s.kind,
@@ -464,11 +470,11 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions): PlanResult {
   });
   const assembly = assembleHybrid(
     d.text,
-    sections.map((x) => ({ slice: x.slice, action: x.action, candidate: x.candidate })),
+    sections.map((x, i) => ({ slice: x.slice, action: x.action, candidate: x.candidate, segment: segments[i] ?? undefined, memo: memos[i] })),
   );
   const converted = sections.filter((x) => x.action === 'convert');
   const source = d.text.length;
-  const hybridLen = assembly.hybrid.length;
+  const hybridLen = assembly.length;
   const recommend = recommendHybrid(converted.length, source, hybridLen);
   const allSafe = converted.every((x) => x.verdict!.safe_to_auto_apply);
   const plan: ContextPlan = {
@@ -490,9 +496,18 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions): PlanResult {
     return { tokenizer: tok.name, estimator: tok.estimator, source, hybrid, savings: source - hybrid };
   };
   let planTokens: PlanResult['tokens'] | undefined;
+  let verdict: VerdictV1 | undefined;
+  // The whole-document verdict (its composed candidate, cross-section duplicates) and the hybrid text are
+  // built on first read (enumerable accessors, memoized): lenses, diagnostics and the status bar read only
+  // the sections and contextPlan, so an edit does not re-compose the whole document for them.
   return {
-    verdict: withFields(top, { schema_version: '1.1', context_plan: plan }),
-    hybrid: assembly.hybrid,
+    get verdict(): VerdictV1 {
+      return (verdict ??= withFields(documentVerdict(d, lossOpts, false), { schema_version: '1.1', context_plan: plan }));
+    },
+    contextPlan: plan,
+    get hybrid(): string {
+      return assembly.hybrid;
+    },
     sections,
     tokenizer: tok.name,
     get tokens(): PlanResult['tokens'] {

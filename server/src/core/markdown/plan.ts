@@ -16,18 +16,13 @@ function longestBacktickRun(s: string): number {
   return best;
 }
 
-/** Last segments built, by slice text (a re-plan after an edit rebuilds only the touched one). */
-const segmentMemo = new Map<string, { headingEndRel: number; candidate: string; segment: string }>();
-const SEGMENT_MEMO_MAX = 5000;
-
-/** The text a converted slice becomes in the hybrid (exactly docs/engine.md#plan-and-hybrid). */
+/**
+ * The text a converted slice becomes in the hybrid (exactly docs/engine.md#plan-and-hybrid). Not memoized
+ * here: the engine keeps each slice's segment on the slice's analysis (a module-level memo keyed by slice
+ * texts cut from the document would keep old versions of a large document alive).
+ */
 export function convertedSegment(sliceText: string, headingEndRel: number, candidate: string): string {
-  const hit = segmentMemo.get(sliceText);
-  if (hit && hit.headingEndRel === headingEndRel && hit.candidate === candidate) return hit.segment;
-  const segment = buildSegment(sliceText, headingEndRel, candidate);
-  if (segmentMemo.size >= SEGMENT_MEMO_MAX) segmentMemo.delete(segmentMemo.keys().next().value!);
-  segmentMemo.set(sliceText, { headingEndRel, candidate, segment });
-  return segment;
+  return buildSegment(sliceText, headingEndRel, candidate);
 }
 
 /** The line ending a converted segment writes: the slice's own (its first line break), `\n` when it has none. */
@@ -74,11 +69,29 @@ export interface SegmentPlan {
   slice: Slice;
   action: 'convert' | 'keep';
   candidate: string | null;
+  /** The converted segment when the caller has it already (built from the same slice text and candidate). */
+  segment?: string;
+  /**
+   * Where the segment's check (heading kept, fence gives the candidate back, strict decode) is remembered:
+   * the engine passes an object that lives with the slice's analysis, so a re-plan after an edit checks
+   * only the segments of the slices it touched.
+   */
+  memo?: { segmentOk?: boolean };
 }
 
 export interface Assembly {
-  hybrid: string;
+  /** The hybrid document (joined on first read: plans that only show figures never build it). */
+  readonly hybrid: string;
+  /** hybrid.length, known without joining. */
+  length: number;
   verified: boolean;
+}
+
+/** A converted segment's mechanical check: it keeps the slice's heading and its fence gives the candidate back, which strictly decodes. */
+function segmentChecks(sliceText: string, headingEndRel: number, seg: string, candidate: string): boolean {
+  if (!seg.startsWith(sliceText.slice(0, headingEndRel))) return false;
+  const fenced = fencedCandidate(seg, headingEndRel);
+  return fenced !== null && fenced === candidate && strictDecodes(fenced);
 }
 
 /** Assembles the hybrid and verifies it mechanically (never asserted). */
@@ -86,6 +99,7 @@ export function assembleHybrid(text: string, plan: SegmentPlan[]): Assembly {
   const segments: string[] = [];
   let verified = true;
   let pos = 0;
+  let length = 0;
   for (const p of plan) {
     const s = p.slice;
     if (s.charStart !== pos || s.charEnd < s.charStart) verified = false;
@@ -93,21 +107,25 @@ export function assembleHybrid(text: string, plan: SegmentPlan[]): Assembly {
     const sliceText = text.slice(s.charStart, s.charEnd);
     const headingEndRel = s.headingEnd - s.charStart;
     if (p.action === 'convert' && p.candidate !== null) {
-      const seg = convertedSegment(sliceText, headingEndRel, p.candidate);
-      const heading = sliceText.slice(0, headingEndRel);
-      if (!seg.startsWith(heading)) verified = false;
-      const fenced = fencedCandidate(seg, headingEndRel);
-      if (fenced === null || fenced !== p.candidate || !strictDecodes(fenced)) verified = false;
+      const seg = p.segment ?? convertedSegment(sliceText, headingEndRel, p.candidate);
+      const ok = p.memo?.segmentOk ?? segmentChecks(sliceText, headingEndRel, seg, p.candidate);
+      if (p.memo) p.memo.segmentOk = ok;
+      if (!ok) verified = false;
       segments.push(seg);
+      length += seg.length;
     } else {
-      if (sliceText !== text.slice(s.charStart, s.charEnd)) verified = false;
+      if (sliceText.length !== s.charEnd - s.charStart) verified = false;
       segments.push(sliceText);
+      length += sliceText.length;
     }
   }
   if (pos !== text.length) verified = false;
-  const hybrid = segments.join('');
-  let total = 0;
-  for (const seg of segments) total += seg.length;
-  if (total !== hybrid.length) verified = false;
-  return { hybrid, verified };
+  let hybrid: string | undefined;
+  return {
+    get hybrid(): string {
+      return (hybrid ??= segments.join(''));
+    },
+    length,
+    verified,
+  };
 }

@@ -2,7 +2,8 @@
  * ```toon fences with their extents in a markdown text, and the fence a converted section consists of: what the
  * markdown diagnostics (editor and CLI) and the editor's fence features share. Pure: no LSP, no file system.
  */
-import type { SectionResult } from './engine';
+import type { PlanResult, SectionResult } from './engine';
+import { sliceMentionsToon } from './analysis';
 import { fenceExtent } from './revert';
 import { findToonFences, type ToonFence } from '../toon/fences';
 
@@ -21,6 +22,14 @@ const MAYBE_TOON_FENCE = /(?:`{3}|~{3})[ \t]*toon/i;
 export function toonFencesIn(text: string): FenceAt[] {
   if (!MAYBE_TOON_FENCE.test(text)) return [];
   return findToonFences(text).map((fence) => ({ fence, ...fenceExtent(text, fence) }));
+}
+
+/**
+ * The ```toon fences of the text a plan measured: none, without scanning the text, when none of its slices
+ * says "toon" (memoized per slice, so an edit costs one slice's check); else {@link toonFencesIn}.
+ */
+export function toonFencesOfPlan(text: string, plan: PlanResult): FenceAt[] {
+  return plan.sections.some((s) => sliceMentionsToon(s.analysis)) ? toonFencesIn(text) : [];
 }
 
 /** Index of the first fence starting at or after `offset` (fences are in document order). */
