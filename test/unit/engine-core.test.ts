@@ -422,4 +422,18 @@ describe('incremental slicing', () => {
       { numRuns: 3000 },
     );
   });
+
+  test('resliceAfterEdit equals a full slicing when sections end in open lists (a column-0 ATX heading ends them)', () => {
+    const block = fc.constantFrom('- a\n- b\n', '1. one\n2. two\n', '- a\n\n  continued\n', '- a\n  - nested\n', '- a\n  ```\n  code\n', '  ## in list?\n', '> quote\n', '```\nfence\n', '<div>\n', 'para\n', '   # indented\n', '- a\n## right after\n');
+    const section = fc.tuple(fc.constantFrom('## S\n\n', '# T\n', 'Setext\n---\n'), fc.array(block, { minLength: 1, maxLength: 3 })).map(([h, bs]) => h + bs.join(''));
+    fc.assert(
+      fc.property(fc.array(section, { minLength: 2, maxLength: 6 }), fc.nat(), fc.nat({ max: 6 }), fc.constantFrom('x', '\n', '- ', '```\n', '## ', '  ', ''), (sections, at, del, ins) => {
+        const text = sections.join('\n');
+        const i = at % (text.length + 1);
+        const edited = text.slice(0, i) + ins + text.slice(Math.min(text.length, i + del));
+        assert.deepEqual(resliceAfterEdit(text, sliceDocument(text), edited), sliceDocument(edited), JSON.stringify({ text, edited }));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });

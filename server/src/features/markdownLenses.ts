@@ -165,11 +165,18 @@ export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavin
   return lenses;
 }
 
+/**
+ * Test-only command (there only when TOONLENS_TEST_COUNTERS is set): `[uri]` → the document's engine cache as
+ * `{ analysed, held }` (slices analysed so far, analyses held), or null once the document is closed.
+ */
+export const MARKDOWN_CACHE_COMMAND = 'toonlens.test.markdownCache';
+
 export const markdownLensesFeature: FeatureModule = {
   name: 'markdown-lenses',
   create(ctx) {
     const plans = markdownPlans(ctx);
     return {
+      ...(process.env.TOONLENS_TEST_COUNTERS ? { commands: { [MARKDOWN_CACHE_COMMAND]: (args: unknown[]) => plans.cacheCounters(String(args[0])) } } : {}),
       async codeLenses(doc, _params, token) {
         if (!isMarkdownDocument(doc)) return undefined;
         const settings = await ctx.settings.forDocument(doc.uri);

@@ -224,6 +224,12 @@ export class MarkdownPlans {
   cacheSize(uri: string): number {
     return this.docs.get(uri)?.engine.size ?? 0;
   }
+
+  /** A document's engine cache in figures: slices analysed so far and analyses held; null when it has none (closed). */
+  cacheCounters(uri: string): { analysed: number; held: number } | null {
+    const st = this.docs.get(uri);
+    return st ? { analysed: st.engine.analysed, held: st.engine.size } : null;
+  }
 }
 
 interface Progress {

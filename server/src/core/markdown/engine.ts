@@ -610,6 +610,7 @@ export class EngineCache {
   private last: { text: string; key: string; result: PlanResult } | null = null;
   private readonly duplicateMemo: { last?: DuplicateMemo } = {};
   private prevSlicing: { text: string; slices: Slice[] } | null = null;
+  private made = 0;
 
   /** @param _maxEntries ignored (the cache is sized by the document; kept for callers that still pass a bound). */
   constructor(_maxEntries?: number) {}
@@ -630,6 +631,7 @@ export class EngineCache {
     if (!ok(a)) {
       const own = detach(raw);
       a = analyzeSlice(own, kind, headingEnd);
+      this.made++;
       this.fresh.set(own, a);
     }
     next?.set(a!.raw, a!);
@@ -685,6 +687,11 @@ export class EngineCache {
 
   convert(text: string, opts: EngineOptions = {}): VerdictV1 {
     return documentVerdict(this.analyzeAll(String(text ?? '')), opts, true);
+  }
+
+  /** Slices analysed by this cache so far (each miss of the slice memo; tests observe incremental re-analysis). */
+  get analysed(): number {
+    return this.made;
   }
 
   /** Slice analyses held (the last plan's slices, plus any made since). */

@@ -215,6 +215,11 @@ export function frontmatterEnd(text: string, lines: LineSpan[]): number {
 export interface ScanEnd {
   clean: boolean;
   atxSafe: boolean;
+  /**
+   * No fence or HTML block is open: an ATX heading at column 0 is a heading whatever else is open (a list item's
+   * content column is at least 2, and a heading is never a lazy continuation line).
+   */
+  atxSafeAtColumn0?: boolean;
 }
 
 interface HeadingStart {
@@ -480,6 +485,7 @@ export function scanHeadings(text: string, lines: LineSpan[], from: number, end?
   if (end) {
     end.clean = !fence && !html && listCol < 0 && paraStart < 0 && !inTable && !quotePara;
     end.atxSafe = !fence && !html && listCol < 0;
+    end.atxSafeAtColumn0 = !fence && !html;
   }
   return out;
 }
@@ -591,7 +597,9 @@ export function resliceAfterEdit(prevText: string, prevSlices: Slice[], text: st
     // An ATX heading interrupts paragraphs, tables and quotes; a setext heading needs a clean state.
     const next = prevSlices[b]!;
     const atx = next.lineStart === lineOfHeadingEnd(prevText, next) && /^ {0,3}#/.test(prevText.slice(next.charStart, next.charStart + 8));
-    if (!(state.clean || (atx && state.atxSafe))) return sliceDocument(text);
+    // A section ending in a list leaves the list open; an ATX heading at column 0 still ends it.
+    const atx0 = atx && prevText.charCodeAt(next.charStart) === 35; /* # */
+    if (!(state.clean || (atx && state.atxSafe) || (atx0 && state.atxSafeAtColumn0 === true))) return sliceDocument(text);
   }
   if (headings.length === 0 || headings[0]!.line !== 0) return sliceDocument(text);
   const lineBase = from.lineStart - 1;

@@ -1,0 +1,73 @@
+// A markdown document's engine cache through the server (#16): an edit re-analyses only the slices whose text
+// changed (observed through the test-only counter toonlens.test.markdownCache under TOONLENS_TEST_COUNTERS),
+// diagnostics and hovers of a version reuse its plan, and closing the document drops its cache.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CodeLensRequest } from 'vscode-languageserver-protocol/node';
+import { LspHarness } from './harness';
+import { sliceDocument } from '../../server/src/core/markdown/slices';
+
+const COMMAND = 'toonlens.test.markdownCache';
+interface Counters {
+  analysed: number;
+  held: number;
+}
+
+/** A document of `n` sections, each a key/value list long enough for a lens. */
+function doc(n: number): string {
+  const parts = ['# Agent context', '', 'What the agent reads first.', ''];
+  for (let i = 1; i <= n; i++) parts.push(`## Section ${i}`, '', `- name: item ${i}`, `- owner: team ${i % 5}`, `- limit: ${100 + i}`, '');
+  return parts.join('\n');
+}
+
+/** The LSP position of `offset` in `text`. */
+function positionAt(text: string, offset: number): { line: number; character: number } {
+  const before = text.slice(0, offset);
+  return { line: before.split('\n').length - 1, character: offset - (before.lastIndexOf('\n') + 1) };
+}
+
+describe('markdown engine cache through the server', () => {
+  test('an edit re-analyses the edited section only; diagnostics and hovers reuse the plan; close drops the cache', async () => {
+    const h = await LspHarness.start();
+    try {
+      let text = doc(30);
+      const slices = sliceDocument(text).length;
+      assert.equal(slices, 31);
+      const counters = async (u: string) => (await h.executeCommand(COMMAND, [u])) as Counters | null;
+      const lenses = (u: string) => h.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: u } });
+      const uri = h.open('cache.md', text, 'markdown');
+      const n = (await lenses(uri))?.length ?? 0;
+      assert.ok(n > 30, `${n} lenses`);
+      await h.waitIdle();
+      assert.deepEqual(await counters(uri), { analysed: slices, held: slices }, 'each slice analysed once by open, lenses and diagnostics together');
+
+      // One character inside section 12's body: that slice alone is analysed again.
+      const at = text.indexOf('- name: item 12') + 2;
+      h.change(uri, [{ range: { start: positionAt(text, at), end: positionAt(text, at) }, text: 'x' }]);
+      text = text.slice(0, at) + 'x' + text.slice(at);
+      assert.equal((await lenses(uri))?.length, n);
+      await h.waitIdle();
+      const hover = await h.hover(uri, positionAt(text, text.indexOf('## Section 12') + 3));
+      assert.ok(hover, 'a hover on the edited heading');
+      assert.deepEqual(await counters(uri), { analysed: slices + 1, held: slices }, 'one slice re-analysed; the replaced analysis dropped');
+
+      // A new heading inside section 20 splits it: the two slices it became are analysed, nothing else.
+      const split = text.indexOf('- limit: 120');
+      h.change(uri, [{ range: { start: positionAt(text, split), end: positionAt(text, split) }, text: '## Inserted\n\n' }]);
+      text = text.slice(0, split) + '## Inserted\n\n' + text.slice(split);
+      assert.ok(((await lenses(uri))?.length ?? 0) >= n);
+      await h.waitIdle();
+      assert.deepEqual(await counters(uri), { analysed: slices + 3, held: slices + 1 });
+
+      // The same version asked again: nothing analysed.
+      await lenses(uri);
+      assert.equal((await counters(uri))?.analysed, slices + 3);
+
+      h.close(uri);
+      await h.waitIdle();
+      assert.equal(await counters(uri), null, 'closing the document drops its engine cache');
+    } finally {
+      await h.shutdown();
+    }
+  });
+});
