@@ -230,6 +230,11 @@ export class JsonAnalyzer {
     this.onDemand = undefined;
   }
 
+  /** The kind the memoized check of the document's current version found (undefined: none, or not checked yet). */
+  currentKind(doc: TextDocument, settings: ToonLensSettings): CheckResult['kind'] {
+    return this.current(doc, settings)?.result.kind;
+  }
+
   /** The kind found at the last check, if any. */
   lastKind(uri: string): CheckResult['kind'] {
     return this.memo.get(uri)?.result.kind;

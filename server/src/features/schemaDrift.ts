@@ -14,7 +14,7 @@ import { gitHeadText } from '../node/gitBaseline';
 import type { FeatureContext, FeatureModule } from './feature';
 import { toLspDiagnostic } from './diagnostics';
 import { serverWork } from './idle';
-import { isJsonDocument } from './jsonDocuments';
+import { isJsonDocument, jsonAnalyzer } from './jsonDocuments';
 import type { ToonLensSettings } from './settings';
 
 const HEAD_TTL_MS = 5000;
@@ -65,7 +65,7 @@ function cachedHead(ctx: FeatureContext, uri: string, fsPath: string, cache: Hea
   return hit?.text;
 }
 
-function driftFor(ctx: FeatureContext, doc: TextDocument, settings: ToonLensSettings, headCache: HeadCache) {
+function driftFor(ctx: FeatureContext, doc: TextDocument, settings: ToonLensSettings, headCache: HeadCache, agentKind: () => boolean) {
   const fsPath = ctx.fsPathOf(doc.uri);
   if (!fsPath) return [];
   const text = doc.getText();
@@ -73,8 +73,10 @@ function driftFor(ctx: FeatureContext, doc: TextDocument, settings: ToonLensSett
   // A configured baseline names its files; without one, only JSON Schemas are compared with their HEAD.
   const configured = configuredBaseline(fsPath, ctx.workspaceRootOf(doc.uri), settings.schemaBaselines ?? {});
   // And a `$schema` naming a meta-schema needs "json-schema.org" in the text: every other JSON document
-  // (a 15 MB agent plan) is not parsed (nor copied) a second time.
-  if (configured === null && !/\.schema\.json$/i.test(fsPath) && !text.includes('json-schema.org')) return [];
+  // (a 15 MB agent plan) is not parsed (nor copied) a second time. A document the agent-JSON check of this
+  // version already recognized (a verdict, a report, …) is not a JSON Schema: its text is not even searched
+  // (30 ms for a 14.6 MB plan).
+  if (configured === null && !/\.schema\.json$/i.test(fsPath) && (agentKind() || !text.includes('json-schema.org'))) return [];
   let value: unknown;
   try {
     value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
@@ -90,10 +92,11 @@ export const schemaDriftFeature: FeatureModule = {
   name: 'schema-drift',
   create(ctx) {
     const headCache: HeadCache = { texts: new Map(), pending: new Set() };
+    const analyzer = jsonAnalyzer(ctx);
     return {
       diagnostics: {
         appliesTo: (doc) => isJsonDocument(doc) && doc.uri.startsWith('file:'),
-        provide: (doc, settings) => driftFor(ctx, doc, settings, headCache),
+        provide: (doc, settings) => driftFor(ctx, doc, settings, headCache, () => analyzer.currentKind(doc, settings) !== undefined),
       },
     };
   },
