@@ -12,12 +12,13 @@
  * input (bench/producer-plan.ts), JSON.parse and the VS Code JSON server are the anchors.
  */
 import { spawnSync } from 'node:child_process';
+import { buildSync } from 'esbuild';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SCHEMAS } from '../server/src/core/json/schema';
-import { REPO_ROOT, type Input } from './data';
+import { DATA_DIR, REPO_ROOT, type Input } from './data';
 import { BenchClient } from './lsp-client';
 import { repeatedSampleReport as repeatedReport } from '../test/fixtures/report/helpers';
 import { row, sample, type BenchRow } from './stats';
@@ -70,6 +71,13 @@ async function withOurServer<T>(workspaceDir: string, fn: (s: BenchClient) => Pr
   }
 }
 
+/** The bare server of bench/bare-server.ts (the transport alone), bundled once per bench run. */
+function bareServer(workspaceDir: string): Promise<BenchClient> {
+  const out = join(DATA_DIR, 'bare-server.js');
+  buildSync({ entryPoints: [join(REPO_ROOT, 'bench', 'bare-server.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', mainFields: ['module', 'main'], outfile: out, logLevel: 'error' });
+  return BenchClient.start({ command: process.execPath, args: [out, '--stdio'], workspaceDir, settings: {} });
+}
+
 function jsonServer(workspaceDir: string): Promise<BenchClient> {
   return BenchClient.start({
     command: process.execPath,
@@ -88,8 +96,10 @@ export async function lspDiagnosticsRows(inputs: { input: Input; label: string; 
     for (const { input, label, expectFindings } of inputs) {
       const ours = await ourServer(dir);
       const theirs = await jsonServer(dir);
+      const bare = await bareServer(dir);
       const a: number[] = [];
       const b: number[] = [];
+      const c: number[] = [];
       let findings = 0;
       try {
         for (let i = 0; i <= runs; i++) {
@@ -99,20 +109,27 @@ export async function lspDiagnosticsRows(inputs: { input: Input; label: string; 
           const u2 = pathToFileURL(join(dir, `theirs-${i}.verdict.json`)).toString();
           const r2 = await theirs.openAndWait(u2, input.text);
           await theirs.close(u2);
+          const u3 = pathToFileURL(join(dir, `bare-${i}.verdict.json`)).toString();
+          const r3 = await bare.openAndWait(u3, input.text);
+          await bare.close(u3);
           findings = r1.diagnostics.length;
           if (expectFindings !== findings > 0) throw new Error(`${input.name}: ${findings} diagnostics from ToonLens`);
-          if (i === 0) continue; // warm-up of both
+          if (i === 0) continue; // warm-up of all three
           a.push(r1.ms);
           b.push(r2.ms);
+          c.push(r3.ms);
         }
       } finally {
         await ours.stop();
         await theirs.stop();
+        await bare.stop();
       }
       const s1 = sample(a);
       const s2 = sample(b);
-      log(`    ${label}: ToonLens ${s1.median.toFixed(0)} ms (${findings} diagnostics), vscode-json-language-server ${s2.median.toFixed(0)} ms`);
+      const s3 = sample(c);
+      log(`    ${label}: ToonLens ${s1.median.toFixed(0)} ms (${findings} diagnostics), vscode-json-language-server ${s2.median.toFixed(0)} ms, a bare vscode-languageserver server ${s3.median.toFixed(0)} ms`);
       rows.push(row('JSON', `LSP didOpen → publishDiagnostics, ${label} (${mb(input)}, ${findings.toLocaleString('en-US')} diagnostics)`, s1, 'ms', { name: 'vscode-json-language-server, same schema', value: s2 }, { max: 0.15, label: '≤ 0.15× vscode-json-language-server' }));
+      rows.push(row('JSON', `the transport alone: a bare vscode-languageserver server that only receives the ${label} (bench/bare-server.ts)`, s3, 'ms', { name: 'vscode-json-language-server, same schema', value: s2 }));
     }
     // Peak memory: a fresh server per run (VmHWM is a high-water mark).
     const big = inputs[0]!;
@@ -127,11 +144,26 @@ export async function lspDiagnosticsRows(inputs: { input: Input; label: string; 
         peak.push(s.peakRss() / MB);
       });
     }
+    // The same for the bare server: what receiving the document costs before any of ToonLens's code runs.
+    const bareIdle: number[] = [];
+    const barePeak: number[] = [];
+    for (let i = 0; i < memRuns; i++) {
+      const s = await bareServer(dir);
+      try {
+        await new Promise((r) => setTimeout(r, 300));
+        bareIdle.push(s.peakRss() / MB);
+        await s.openAndWait(pathToFileURL(join(dir, `bare-mem-${i}.verdict.json`)).toString(), big.input.text);
+        barePeak.push(s.peakRss() / MB);
+      } finally {
+        await s.stop();
+      }
+    }
     const size = sample([big.input.bytes / MB]);
     const idleS = sample(idle);
-    log(`    peak RSS idle ${idleS.median.toFixed(0)} MB, with the ${big.label} open ${sample(peak).median.toFixed(0)} MB`);
+    log(`    peak RSS idle ${idleS.median.toFixed(0)} MB, with the ${big.label} open ${sample(peak).median.toFixed(0)} MB; bare server ${sample(bareIdle).median.toFixed(0)} → ${sample(barePeak).median.toFixed(0)} MB`);
     rows.push(row('JSON', `server peak RSS (VmHWM) with the ${big.label} open`, sample(peak), 'MB', { name: 'file size', value: size }, { max: 4, label: '≤ 4× file size' }, `idle server ${idleS.median.toFixed(0)} MB`));
     rows.push(row('JSON', 'server peak RSS growth (peak − idle VmHWM) for it', sample(peak.map((p, i) => p - idle[i]!)), 'MB', { name: 'file size', value: size }, { max: 4, label: '≤ 4× file size' }));
+    rows.push(row('JSON', 'the transport alone: peak RSS growth of the bare server receiving it', sample(barePeak.map((p, i) => p - bareIdle[i]!)), 'MB', { name: 'file size', value: size }, undefined, `bare server idle ${sample(bareIdle).median.toFixed(0)} MB`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
