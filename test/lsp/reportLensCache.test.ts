@@ -131,9 +131,10 @@ describe('a 47 MB report does not block the server', () => {
       assert.ok(diags.length > 0, 'the report got its diagnostics');
       await lenses;
       // Peak memory growth against the file size: a guard against runaway growth, not the ≤ 4× goal (missed, see
-      // docs/performance.md). Measured 17–20× here: the transport's copies, the document, the worker's copy and parse.
+      // docs/performance.md). Measured 17–20× (and 15.5–17.2× with the lens sets of #16) here: the transport's
+      // copies, the document, the worker's copy and parse.
       const growth = (hwm() - idle) / text.length;
-      assert.ok(growth < 32, `peak RSS grew ${growth.toFixed(1)}× the report's size`);
+      assert.ok(growth < 26, `peak RSS grew ${growth.toFixed(1)}× the report's size`);
     } finally {
       await h.shutdown(60_000).catch(() => h.kill());
     }
