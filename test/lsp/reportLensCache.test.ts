@@ -26,6 +26,9 @@ function sampleWorkspace(): string {
   return dir;
 }
 
+/** textDocument/codeLens without the harness's 10 s request timeout: planning 5 MB of exact_edits on a loaded CI machine may take longer. */
+const lensRequest = (h: LspHarness) => (uri: string) => h.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } });
+
 describe('report lenses: once per version', () => {
   test('a 5 MB one-line report: the second request does not recompute; an edit and a watched-file change do', async () => {
     const dir = sampleWorkspace();
@@ -34,8 +37,7 @@ describe('report lenses: once per version', () => {
       const text = repeatedReport(dir, 5 * 1024 * 1024);
       assert.ok(text.length > 4.5 * 1024 * 1024 && !text.includes('\n'));
       const count = async () => (await h.executeCommand(COUNTER)) as number;
-      // No 10 s request timeout here: planning 5 MB of exact_edits on a loaded CI machine may take longer.
-      const lensesOf = (u: string) => h.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: u } });
+      const lensesOf = lensRequest(h);
       const uri = h.open('big.report.json', text, 'json');
       assert.equal(await count(), 0);
       const first = await lensesOf(uri);
@@ -70,7 +72,7 @@ describe('report lenses: later requests rebuild nothing; a large report resolves
     try {
       const text = repeatedReport(dir, 5 * 1024 * 1024);
       const counters = async () => (await h.executeCommand(COUNTERS)) as Counters;
-      const lensesOf = (u: string) => h.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: u } });
+      const lensesOf = lensRequest(h);
       const resolve = (l: CodeLens) => h.connection.sendRequest(CodeLensResolveRequest.type, l);
       const uri = h.open('big.report.json', text, 'json');
       const first = (await lensesOf(uri))!;
