@@ -27,7 +27,7 @@ test('npm pack → npm i -g from the tarball → toonlens runs from the prefix',
     const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
     assert.equal(packed[0]!.filename, `toonlens-${version}.tgz`);
     const files = packed[0]!.files.map((f) => f.path).sort();
-    for (const f of ['bin/toonlens.js', 'dist/cli.js', 'dist/server.js', 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'schemas/toonlens-config.v1.json']) assert.ok(files.includes(f), `${f} in the tarball`);
+    for (const f of ['bin/toonlens.js', 'dist/cli.js', 'dist/server.js', 'dist/tokenizer-o200k_base.js', 'dist/tokenizer-cl100k_base.js', 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'schemas/toonlens-config.v1.json']) assert.ok(files.includes(f), `${f} in the tarball`);
     assert.ok(!files.some((f) => /^(server|client|test|bench)\//.test(f) || f.endsWith('.map')), `no sources, tests or maps: ${files.join(', ')}`);
 
     const prefix = join(work, 'prefix');
@@ -61,6 +61,10 @@ test('npm pack → npm i -g from the tarball → toonlens runs from the prefix',
     const plan = toonlens(['plan', 'examples/markdown/config-table.md']);
     assert.equal(plan.status, 0, plan.stderr);
     assert.match(plan.stdout, /net: \d+ → \d+ chars/);
+    // Both encodings load from their own bundles next to dist/cli.js.
+    const cl100k = toonlens(['plan', 'examples/markdown/config-table.md', '--tokenizer', 'cl100k_base']);
+    assert.equal(cl100k.status, 0, cl100k.stderr);
+    assert.match(cl100k.stdout, /cl100k_base/);
     const conv = toonlens(['convert', 'examples/markdown/config-table.md', '--out', 'out.toon']);
     assert.equal(conv.status, 0, conv.stderr);
     assert.equal(toonlens(['validate', 'out.toon']).status, 0);

@@ -32,7 +32,7 @@ test('the VSIX holds the client, server, schemas and syntaxes, and nothing from 
   const out = join(mkdtempSync(join(tmpdir(), 'toonlens-vsix-')), 'toonlens.vsix');
   execFileSync(process.execPath, [join(repo, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', out], { cwd: repo, stdio: 'pipe' });
   const names = zipEntries(readFileSync(out));
-  for (const f of ['extension/package.json', 'extension/dist/client.js', 'extension/dist/server.js', 'extension/schemas/verdict.v1.json', 'extension/schemas/report.v1.json', 'extension/schemas/critique-report.v1.json', 'extension/schemas/recipe-input.v1.json', 'extension/schemas/recipe-output.v1.json', 'extension/syntaxes/toon.tmLanguage.json', 'extension/syntaxes/toon-markdown-injection.tmLanguage.json', 'extension/syntaxes/toon.language-configuration.json']) {
+  for (const f of ['extension/package.json', 'extension/dist/client.js', 'extension/dist/server.js', 'extension/dist/jsonWorker.js', 'extension/dist/tokenizer-o200k_base.js', 'extension/dist/tokenizer-cl100k_base.js', 'extension/schemas/verdict.v1.json', 'extension/schemas/report.v1.json', 'extension/schemas/critique-report.v1.json', 'extension/schemas/recipe-input.v1.json', 'extension/schemas/recipe-output.v1.json', 'extension/syntaxes/toon.tmLanguage.json', 'extension/syntaxes/toon-markdown-injection.tmLanguage.json', 'extension/syntaxes/toon.language-configuration.json']) {
     assert.ok(names.includes(f), `${f} in the VSIX`);
   }
   assert.ok(!names.some((n) => /\/(test|\.e2e|node_modules|bench)\//.test(n)), 'no tests, e2e installs, modules or benches');
