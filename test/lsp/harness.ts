@@ -424,8 +424,9 @@ export class LspHarness {
     return withTimeout(this.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } }), 10_000, 'codeLens');
   }
 
-  executeCommand(command: string, args: unknown[] = []): Promise<unknown> {
-    return withTimeout(this.connection.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }), 10_000, `executeCommand ${command}`);
+  /** workspace/executeCommand; `timeoutMs` for commands whose work grows with the workspace (Check Workspace). */
+  executeCommand(command: string, args: unknown[] = [], timeoutMs = 10_000): Promise<unknown> {
+    return withTimeout(this.connection.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }), timeoutMs, `executeCommand ${command}`);
   }
 
   /** The text edits a workspace edit makes to one document (changes or documentChanges form). */

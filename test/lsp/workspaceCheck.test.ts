@@ -44,7 +44,7 @@ describe('Check Workspace', () => {
     symlinkSync(join(dir, 'out', 'bad.profile.json'), join(dir, 'link.profile.json'));
     const h = await LspHarness.start({ workspaceDir: dir });
     try {
-      const outcome = (await h.executeCommand('toonlens.checkWorkspace', [])) as Outcome;
+      const outcome = (await h.executeCommand('toonlens.checkWorkspace', [], 60_000)) as Outcome;
       assert.equal(outcome.cancelled, false);
       const uri = (rel: string) => pathToFileURL(join(dir, rel)).toString();
       const verdict = await h.waitForDiagnostics(uri('out/bad.profile.json'), (d) => d.length > 0);
@@ -91,7 +91,9 @@ describe('Check Workspace', () => {
     const dir = workspace(files);
     const h = await LspHarness.start({ workspaceDir: dir });
     try {
-      const pending = h.executeCommand('toonlens.checkWorkspace', []) as Promise<Outcome>;
+      // The run is answered once the cancel stops it, and the first progress report may take its time on a
+      // loaded machine (400 files): the answer is awaited as long as the report is.
+      const pending = h.executeCommand('toonlens.checkWorkspace', [], 60_000) as Promise<Outcome>;
       const token = await h.waitFor(() => h.progress.find((p) => p.value.kind === 'report')?.token, 30_000, () => 'a progress report');
       await h.connection.sendNotification(WorkDoneProgressCancelNotification.type, { token });
       const outcome = await pending;
