@@ -19,7 +19,8 @@ import {
 import { analyzeSlice } from '../../server/src/core/markdown/analysis';
 import { renderModel } from '../../server/src/core/markdown/model';
 import { modelAlnum, sourceAlnum } from '../../server/src/core/markdown/coverage';
-import { splitLines, frontmatterEnd, resliceAfterEdit } from '../../server/src/core/markdown/slices';
+import { frontmatterEnd, resliceAfterEdit } from '../../server/src/core/markdown/slices';
+import { LineIndex } from '../../server/src/core/lineIndex';
 import { TOKENX_VERSION } from '../../server/src/core/markdown/measure';
 import { GPT_TOKENIZER_VERSION } from '../../server/src/core/tokens';
 import { buildVerdict } from '../../server/src/core/markdown/verdict';
@@ -109,10 +110,12 @@ describe('slicing', () => {
     fc.assert(
       fc.property(markdownDoc, (raw) => {
         const text = raw.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
-        const lines = splitLines(text);
-        const fm = frontmatterEnd(text, lines);
-        const offset = fm >= 0 ? lines.findIndex((l) => l.end === fm) + 1 : 0;
-        const rest = lines.slice(offset).map((l) => text.slice(l.start, l.contentEnd)).join('\n');
+        const lines = new LineIndex(text);
+        const fm = frontmatterEnd(lines);
+        let offset = 0;
+        while (fm >= 0 && lines.lineEnd(offset) !== fm) offset++;
+        if (fm >= 0) offset++;
+        const rest = Array.from({ length: lines.spanCount - offset }, (_, k) => lines.lineText(offset + k)).join('\n');
         const expected = md
           .parse(rest, {})
           .filter((t) => t.type === 'heading_open' && t.level === 0)

@@ -3,6 +3,7 @@
  * so the engine cache can reuse it across edits elsewhere in the document.
  */
 import { parseSlice, type Block, type ParsedSlice } from './blocks';
+import { LineIndex } from '../lineIndex';
 import { bodyValue, sliceKey, type JsonObject, type JsonValue } from './model';
 import { CandidateSet } from './candidate';
 import { sentences } from './text';
@@ -63,21 +64,8 @@ export interface SliceAnalysis {
   mentionsToon?: boolean;
 }
 
-function countLines(raw: string): number {
-  if (raw === '') return 0;
-  let n = 0;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw.charCodeAt(i);
-    if (c === 10) n++;
-    else if (c === 13 && raw.charCodeAt(i + 1) !== 10) n++;
-  }
-  const last = raw.charCodeAt(raw.length - 1);
-  return last === 10 || last === 13 ? n : n + 1;
-}
-
 /** Analyses one slice standalone. Never throws on any input. */
 export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): SliceAnalysis {
-  const lines = countLines(raw);
   let parsed: ParsedSlice | null = null;
   let key: string;
   let body: JsonValue;
@@ -85,12 +73,12 @@ export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): 
   if (kind === 'frontmatter') {
     key = '---';
     body = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').replace(/\n$/, '');
-    stats = { ...emptyStats(), lines };
+    stats = { ...emptyStats(), lines: new LineIndex(raw).spanCount };
   } else {
     parsed = parseSlice(raw, kind === 'section');
     key = sliceKey(kind, parsed.heading);
     body = bodyValue(parsed.blocks);
-    stats = sliceStats(parsed, lines);
+    stats = sliceStats(parsed, parsed.lines.spanCount);
   }
   const model: JsonObject = { [key]: body };
   const section = parsed?.heading ? parsed.heading.text.replace(/\s+/g, ' ') : kind === 'preamble' ? '(preamble)' : '(frontmatter)';

@@ -8,12 +8,10 @@
  * a letter or digit falls back to a raw block, so lossless coverage is 1.0 by
  * construction.
  */
-import MarkdownIt from 'markdown-it';
 import { sentences } from './text';
 import { pushAll } from '../arrays';
-
-type Parser = ReturnType<typeof MarkdownIt>;
-type Token = ReturnType<Parser['parse']>[number];
+import { blockParser, type Token } from './parser';
+import { LineIndex } from '../lineIndex';
 
 export type Block =
   | { kind: 'p'; text: string }
@@ -57,19 +55,8 @@ export interface ParsedSlice {
   definitionLines: number;
   /** Whether the only body block is one paragraph (heading definition test). */
   bodyIsOneParagraph: boolean;
-  /** Line offsets of the normalized slice text mapped back to raw slice offsets. */
-  lineStarts: number[];
-  lineContentEnds: number[];
-}
-
-let parser: Parser | undefined;
-/** The shared block parser: CommonMark (HTML blocks on) + GFM tables and strikethrough, inline off. */
-export function blockParser(): Parser {
-  if (!parser) {
-    parser = MarkdownIt('commonmark').enable(['table', 'strikethrough']);
-    parser.core.ruler.disable(['inline', 'text_join'], true);
-  }
-  return parser;
+  /** The raw slice text's lines (offsets of the normalized lines in the raw text). */
+  lines: LineIndex;
 }
 
 const ALNUM_CHAR = /[\p{L}\p{N}]/u;
@@ -139,8 +126,7 @@ const ORDERED_MARKER = /^[ \t]*(\d{1,9})[.)]/;
 interface Ctx {
   lines: string[];
   /** Offsets of each normalized line in the raw slice text. */
-  rawStarts: number[];
-  rawContentEnds: number[];
+  raw: LineIndex;
 }
 
 function linesText(ctx: Ctx, from: number, to: number): string {
@@ -200,8 +186,8 @@ function sentenceUnits(ctx: Ctx, text: string, lineFrom: number, lineTo: number,
     out.push({
       text: s,
       source: 'sentence',
-      start: ctx.rawStarts[start.line]! + start.col,
-      end: ctx.rawStarts[end.line]! + endCol,
+      start: ctx.raw.lineStart(start.line) + start.col,
+      end: ctx.raw.lineStart(end.line) + endCol,
       lineStart: start.line,
       lineEnd: end.line,
     });
@@ -215,28 +201,14 @@ function sentenceUnits(ctx: Ctx, text: string, lineFrom: number, lineTo: number,
  * `isSection` says whether the slice starts with a heading line that is the section's own.
  */
 export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
+  const rawLines = new LineIndex(raw);
   const lines: string[] = [];
-  const rawStarts: number[] = [];
-  const rawContentEnds: number[] = [];
-  {
-    let start = 0;
-    const n = raw.length;
-    while (start < n) {
-      let i = start;
-      while (i < n) {
-        const c = raw.charCodeAt(i);
-        if (c === 10 || c === 13) break;
-        i++;
-      }
-      let line = raw.slice(start, i);
-      if (start === 0 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
-      lines.push(line.replace(/\0/g, '\uFFFD'));
-      rawStarts.push(start);
-      rawContentEnds.push(i);
-      start = i < n ? (raw.charCodeAt(i) === 13 && raw.charCodeAt(i + 1) === 10 ? i + 2 : i + 1) : n;
-    }
+  for (let l = 0, n = rawLines.spanCount; l < n; l++) {
+    let line = rawLines.lineText(l);
+    if (l === 0 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+    lines.push(line.replace(/\0/g, '\uFFFD'));
   }
-  const ctx: Ctx = { lines, rawStarts, rawContentEnds };
+  const ctx: Ctx = { lines, raw: rawLines };
   const src = lines.join('\n');
   const tokens = blockParser().parse(src, {});
 
@@ -253,8 +225,7 @@ export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
     units: [],
     definitionLines: 0,
     bodyIsOneParagraph: false,
-    lineStarts: rawStarts,
-    lineContentEnds: rawContentEnds,
+    lines: rawLines,
   };
   for (const t of tokens) {
     if (t.type === 'heading_open') out.headingCount++;
@@ -367,8 +338,8 @@ export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
         itemUnits.push({
           text,
           source: 'item',
-          start: rawStarts[iFrom]! + lineIndent(first).chars,
-          end: rawContentEnds[iTo - 1]!,
+          start: rawLines.lineStart(iFrom) + lineIndent(first).chars,
+          end: rawLines.contentEnd(iTo - 1),
           lineStart: iFrom,
           lineEnd: iTo - 1,
         });

@@ -14,7 +14,7 @@
  */
 import type { CoreDiagnostic } from '../types';
 import { LineIndex } from '../lineIndex';
-import { blockParser } from '../toon/fences';
+import { blockParser } from './parser';
 import { KEEP_MARKER_CODE } from '../policy';
 import type { VerdictWarning } from './warnings';
 

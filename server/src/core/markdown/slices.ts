@@ -10,6 +10,7 @@
  * checked against markdown-it's block parse by property tests.
  */
 import { detach } from './text';
+import { LineIndex } from '../lineIndex';
 
 /** One contiguous piece of the source. Slices tile the source exactly. */
 export interface Slice {
@@ -26,56 +27,6 @@ export interface Slice {
   lineEnd: number;
   /** End offset of the heading line incl. its terminator (for setext: of the underline); charStart for non-sections. */
   headingEnd: number;
-}
-
-/** A physical line: [start, contentEnd) is the text, [contentEnd, end) its terminator. */
-export interface LineSpan {
-  start: number;
-  contentEnd: number;
-  end: number;
-}
-
-/** Splits text into lines on \r\n, \n or \r; a trailing terminator does not open an empty last line. */
-export function splitLines(text: string): LineSpan[] {
-  const lines: LineSpan[] = [];
-  let start = 0;
-  const n = text.length;
-  while (start < n) {
-    let i = start;
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c === 10 || c === 13) break;
-      i++;
-    }
-    let end = i;
-    if (i < n) {
-      end = text.charCodeAt(i) === 13 && text.charCodeAt(i + 1) === 10 ? i + 2 : i + 1;
-    }
-    lines.push({ start, contentEnd: i, end });
-    start = end;
-  }
-  return lines;
-}
-
-/** Maps offsets to 1-based lines, for warning ranges. */
-export class LineIndex {
-  private readonly starts: number[];
-  constructor(text: string) {
-    this.starts = splitLines(text).map((l) => l.start);
-    if (this.starts.length === 0) this.starts.push(0);
-  }
-  /** 1-based line of the character at `offset` (an offset at the very end belongs to the last line). */
-  lineAt(offset: number): number {
-    const s = this.starts;
-    let lo = 0;
-    let hi = s.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (s[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  }
 }
 
 const FENCE_OPEN = /^(`{3,}|~{3,})(.*)$/;
@@ -200,13 +151,12 @@ export function atxHeadingText(rest: string): { level: number; text: string } | 
 }
 
 /** The frontmatter block's end offset (through its closing line), or -1 (docs/engine.md#1-slicing). */
-export function frontmatterEnd(text: string, lines: LineSpan[]): number {
-  if (lines.length < 2) return -1;
-  const first = text.slice(lines[0]!.start, lines[0]!.contentEnd).replace(/^\uFEFF/, '');
+export function frontmatterEnd(lines: LineIndex): number {
+  if (lines.spanCount < 2) return -1;
+  const first = lines.lineText(0).replace(/^\uFEFF/, '');
   if (!/^---[ \t]*$/.test(first)) return -1;
-  for (let i = 1; i < lines.length; i++) {
-    const l = text.slice(lines[i]!.start, lines[i]!.contentEnd);
-    if (/^(?:---|\.\.\.)[ \t]*$/.test(l)) return lines[i]!.end;
+  for (let i = 1; i < lines.spanCount; i++) {
+    if (/^(?:---|\.\.\.)[ \t]*$/.test(lines.lineText(i))) return lines.lineEnd(i);
   }
   return -1;
 }
@@ -233,7 +183,9 @@ interface HeadingStart {
  * Finds document-level headings. `from` is the first line after frontmatter.
  * Exported for tests (the oracle compares it with markdown-it).
  */
-export function scanHeadings(text: string, lines: LineSpan[], from: number, end?: ScanEnd): HeadingStart[] {
+export function scanHeadings(lines: LineIndex, from: number, end?: ScanEnd): HeadingStart[] {
+  const text = lines.text;
+  const count = lines.spanCount;
   const out: HeadingStart[] = [];
   let fence: { ch: string; len: number; listed: boolean; base: number } | null = null;
   let html: HtmlEnd | null = null;
@@ -250,22 +202,23 @@ export function scanHeadings(text: string, lines: LineSpan[], from: number, end?
 
   // Next '|' at or after the current line (monotonic, so the search stays linear).
   let nextPipe = -2;
-  for (let li = from; li < lines.length; li++) {
-    const span = lines[li]!;
+  for (let li = from; li < count; li++) {
+    const lineStart = lines.lineStart(li);
+    const contentEnd = lines.contentEnd(li);
     // Fast path: a document-level line that starts with a letter and holds no '|' is paragraph
     // text (no block starts with a letter); most lines of most documents take this path.
     if (!fence && !html && listCol < 0 && !quotePara && !inTable && !(li === 0)) {
-      let p = span.start;
-      while (p < span.contentEnd && text.charCodeAt(p) === 32 && p - span.start < 4) p++;
-      const c = p < span.contentEnd ? text.charCodeAt(p) : 0;
-      if (p - span.start < 4 && ((c | 32) >= 97 && (c | 32) <= 122)) {
-        if (nextPipe !== -1 && nextPipe < span.start) nextPipe = text.indexOf('|', span.start);
-        if (nextPipe === -1 || nextPipe >= span.contentEnd) {
+      let p = lineStart;
+      while (p < contentEnd && text.charCodeAt(p) === 32 && p - lineStart < 4) p++;
+      const c = p < contentEnd ? text.charCodeAt(p) : 0;
+      if (p - lineStart < 4 && ((c | 32) >= 97 && (c | 32) <= 122)) {
+        if (nextPipe !== -1 && nextPipe < lineStart) nextPipe = text.indexOf('|', lineStart);
+        if (nextPipe === -1 || nextPipe >= contentEnd) {
           if (paraStart < 0) {
             paraStart = li;
             paraLines = [];
           }
-          paraLines.push(text.slice(p, span.contentEnd));
+          paraLines.push(text.slice(p, contentEnd));
           continue;
         }
       }
@@ -273,12 +226,12 @@ export function scanHeadings(text: string, lines: LineSpan[], from: number, end?
     if (fence && !fence.listed) {
       // Inside a document-level fence only a line starting (after ≤ 3 spaces) with the fence
       // character can close it; skip the rest without slicing.
-      let p = span.start;
-      while (p < span.contentEnd && text.charCodeAt(p) === 32 && p - span.start < 4) p++;
-      if (p - span.start >= 4 || p >= span.contentEnd || text[p] !== fence.ch) continue;
+      let p = lineStart;
+      while (p < contentEnd && text.charCodeAt(p) === 32 && p - lineStart < 4) p++;
+      if (p - lineStart >= 4 || p >= contentEnd || text[p] !== fence.ch) continue;
     }
-    if (inTable && listCol < 0 && text.charCodeAt(span.start) === 124 /* | */) continue; // a table row
-    let line = text.slice(span.start, span.contentEnd);
+    if (inTable && listCol < 0 && text.charCodeAt(lineStart) === 124 /* | */) continue; // a table row
+    let line = text.slice(lineStart, contentEnd);
     if (li === 0 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
     const { cols, chars } = indentOf(line);
     const rest = line.slice(chars);
@@ -459,8 +412,8 @@ export function scanHeadings(text: string, lines: LineSpan[], from: number, end?
 
     // Tables: a header line followed by a matching delimiter row (may interrupt a paragraph).
     if (inTable) continue;
-    if (li + 1 < lines.length) {
-      const nextLine = text.slice(lines[li + 1]!.start, lines[li + 1]!.contentEnd);
+    if (li + 1 < count) {
+      const nextLine = lines.lineText(li + 1);
       const ni = indentOf(nextLine);
       if (ni.cols < 4) {
         const dc = delimiterColumns(nextLine.slice(ni.chars));
@@ -495,27 +448,28 @@ export function scanHeadings(text: string, lines: LineSpan[], from: number, end?
  * (docs/engine.md#1-slicing). The slices tile `text` exactly, in order, from 0.
  */
 export function sliceDocument(text: string): Slice[] {
-  const lines = splitLines(text);
+  const lines = new LineIndex(text);
+  const count = lines.spanCount;
   const slices: Slice[] = [];
-  if (lines.length === 0) return slices;
+  if (count === 0) return slices;
   let firstLine = 0;
-  const fmEnd = frontmatterEnd(text, lines);
+  const fmEnd = frontmatterEnd(lines);
   if (fmEnd >= 0) {
     let endLine = 0;
-    while (lines[endLine]!.end < fmEnd) endLine++;
+    while (lines.lineEnd(endLine) < fmEnd) endLine++;
     slices.push({ kind: 'frontmatter', heading: null, level: null, charStart: 0, charEnd: fmEnd, lineStart: 1, lineEnd: endLine + 1, headingEnd: 0 });
     firstLine = endLine + 1;
   }
-  const headings = scanHeadings(text, lines, firstLine);
-  const firstHeadingLine = headings.length ? headings[0]!.line : lines.length;
+  const headings = scanHeadings(lines, firstLine);
+  const firstHeadingLine = headings.length ? headings[0]!.line : count;
   if (firstHeadingLine > firstLine) {
-    const start = lines[firstLine]!.start;
+    const start = lines.lineStart(firstLine);
     slices.push({
       kind: 'preamble',
       heading: null,
       level: null,
       charStart: start,
-      charEnd: firstHeadingLine < lines.length ? lines[firstHeadingLine]!.start : text.length,
+      charEnd: lines.lineStart(firstHeadingLine),
       lineStart: firstLine + 1,
       lineEnd: firstHeadingLine,
       headingEnd: start,
@@ -523,16 +477,16 @@ export function sliceDocument(text: string): Slice[] {
   }
   for (let i = 0; i < headings.length; i++) {
     const h = headings[i]!;
-    const nextLine = i + 1 < headings.length ? headings[i + 1]!.line : lines.length;
+    const nextLine = i + 1 < headings.length ? headings[i + 1]!.line : count;
     slices.push({
       kind: 'section',
       heading: detach(h.text),
       level: h.level,
-      charStart: lines[h.line]!.start,
-      charEnd: nextLine < lines.length ? lines[nextLine]!.start : text.length,
+      charStart: lines.lineStart(h.line),
+      charEnd: lines.lineStart(nextLine),
       lineStart: h.line + 1,
       lineEnd: nextLine,
-      headingEnd: lines[h.headingEndLine]!.end,
+      headingEnd: lines.lineEnd(h.headingEndLine),
     });
   }
   return slices;
@@ -590,9 +544,10 @@ export function resliceAfterEdit(prevText: string, prevSlices: Slice[], text: st
   const b = prevSlices.findIndex((sl, i) => i > a && sl.charStart > oldChangeEnd);
   const windowEnd = b < 0 ? text.length : prevSlices[b]!.charStart + delta;
   const windowText = text.slice(from.charStart, windowEnd);
-  const lines = splitLines(windowText);
+  const lines = new LineIndex(windowText);
+  const count = lines.spanCount;
   const state: ScanEnd = { clean: false, atxSafe: false };
-  const headings = scanHeadings(windowText, lines, 0, state);
+  const headings = scanHeadings(lines, 0, state);
   if (b >= 0) {
     // An ATX heading interrupts paragraphs, tables and quotes; a setext heading needs a clean state.
     const next = prevSlices[b]!;
@@ -604,21 +559,21 @@ export function resliceAfterEdit(prevText: string, prevSlices: Slice[], text: st
   if (headings.length === 0 || headings[0]!.line !== 0) return sliceDocument(text);
   const lineBase = from.lineStart - 1;
   const windowSlices: Slice[] = headings.map((h, i) => {
-    const nextLine = i + 1 < headings.length ? headings[i + 1]!.line : lines.length;
+    const nextLine = i + 1 < headings.length ? headings[i + 1]!.line : count;
     return {
       kind: 'section',
       heading: detach(h.text),
       level: h.level,
-      charStart: from.charStart + lines[h.line]!.start,
-      charEnd: from.charStart + (nextLine < lines.length ? lines[nextLine]!.start : windowText.length),
+      charStart: from.charStart + lines.lineStart(h.line),
+      charEnd: from.charStart + lines.lineStart(nextLine),
       lineStart: lineBase + h.line + 1,
       lineEnd: lineBase + nextLine,
-      headingEnd: from.charStart + lines[h.headingEndLine]!.end,
+      headingEnd: from.charStart + lines.lineEnd(h.headingEndLine),
     };
   });
   const out = prevSlices.slice(0, restart).concat(windowSlices);
   if (b >= 0) {
-    const lineDelta = lineBase + lines.length - (prevSlices[b]!.lineStart - 1);
+    const lineDelta = lineBase + count - (prevSlices[b]!.lineStart - 1);
     for (let i = b; i < prevSlices.length; i++) {
       const sl = prevSlices[i]!;
       out.push({

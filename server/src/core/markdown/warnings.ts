@@ -334,8 +334,8 @@ export function vagueRuleWarnings(p: ParsedSlice, section: string): VerdictWarni
 
 /** Whole-slice range: from its first character to the end of its last line's content. */
 export function sliceRange(p: ParsedSlice): WarningRange {
-  const n = p.lineStarts.length;
-  return { line_start: 1, line_end: Math.max(1, n), char_start: 0, char_end: n ? p.lineContentEnds[n - 1]! : 0 };
+  const n = p.lines.spanCount;
+  return { line_start: 1, line_end: Math.max(1, n), char_start: 0, char_end: n ? p.lines.contentEnd(n - 1) : 0 };
 }
 
 /** long_section (info), body measured without the heading line(s). */

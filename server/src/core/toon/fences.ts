@@ -10,11 +10,11 @@
  * Offsets are UTF-16 code units into the text as given (BOM and CRLF included),
  * lines are 0-based and end at "\n", "\r\n" or a lone "\r" (markdown-it's and LSP's rule).
  */
-import markdownit from 'markdown-it';
-import type { MarkdownIt } from 'markdown-it';
 import { decode, ToonDecodeError } from '@toon-format/toon';
 import type { CoreDiagnostic } from '../types';
 import { ruleCode } from '../codes';
+import { LineIndex } from '../lineIndex';
+import { blockParser } from '../markdown/parser';
 
 export const FENCE_DECODE_CODE = 'toon/fence-decode' as const;
 
@@ -40,44 +40,6 @@ export interface ToonFence {
   closed: boolean;
 }
 
-let parser: MarkdownIt | undefined;
-/** markdown-it's block parse in the engine's configuration (CommonMark + GFM tables, no inline pass), shared. */
-export function blockParser(): MarkdownIt {
-  if (!parser) {
-    const p = markdownit('commonmark').enable(['table', 'strikethrough']);
-    p.core.ruler.disable(['inline', 'text_join'], true);
-    parser = p;
-  }
-  return parser;
-}
-
-/** Line table of a text: start offset and end offset (before the line break) of every line. */
-class Lines {
-  readonly starts: number[] = [0];
-  readonly ends: number[] = [];
-  constructor(readonly text: string) {
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 13 /* \r */ || c === 10 /* \n */) {
-        this.ends.push(i);
-        if (c === 13 && text.charCodeAt(i + 1) === 10) i++;
-        this.starts.push(i + 1);
-      }
-    }
-    this.ends.push(text.length);
-  }
-  get count(): number {
-    return this.starts.length;
-  }
-  /** Start of line `n`, or the end of the text past the last line. */
-  start(n: number): number {
-    return n < this.starts.length ? this.starts[n]! : this.text.length;
-  }
-  line(n: number): string {
-    return this.text.slice(this.starts[n]!, this.ends[n]!);
-  }
-}
-
 /** Whether a fence's info string names TOON: `toon`, optionally followed by attributes (as the injection grammar reads it). */
 export function isToonInfo(info: string): boolean {
   return /^toon(?:$|[\s{:,?])/i.test(info.trim());
@@ -89,7 +51,7 @@ function lineCount(content: string): number {
   return content.endsWith('\n') ? n - 1 : n;
 }
 
-function findFencesIn(text: string, lines: Lines): ToonFence[] {
+function findFencesIn(text: string, lines: LineIndex): ToonFence[] {
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   // markdown-it does not skip a BOM: "\uFEFF```toon" would not open a fence.
   const tokens = blockParser().parse(bom ? text.slice(1) : text, {});
@@ -99,14 +61,14 @@ function findFencesIn(text: string, lines: Lines): ToonFence[] {
     const [open, next] = tok.map;
     const contentLines = lineCount(tok.content);
     const closed = next - open - 1 > contentLines;
-    const openText = lines.line(open);
+    const openText = lines.lineText(open);
     const markerAt = openText.indexOf(tok.markup);
     let info = markerAt < 0 ? 0 : markerAt + tok.markup.length;
     while (info < openText.length && (openText[info] === ' ' || openText[info] === '\t')) info++;
     fences.push({
-      infoStart: lines.start(open) + info,
-      contentStart: lines.start(open + 1),
-      contentEnd: lines.start(open + 1 + contentLines),
+      infoStart: lines.lineStart(open) + info,
+      contentStart: lines.lineStart(open + 1),
+      contentEnd: lines.lineStart(open + 1 + contentLines),
       content: tok.content,
       openLine: open,
       closed,
@@ -118,7 +80,7 @@ function findFencesIn(text: string, lines: Lines): ToonFence[] {
 /** The ```toon (and ~~~toon) fences of a Markdown text, in document order. Never throws. */
 export function findToonFences(markdown: string): ToonFence[] {
   try {
-    return findFencesIn(markdown, new Lines(markdown));
+    return findFencesIn(markdown, new LineIndex(markdown));
   } catch {
     return [];
   }
@@ -137,12 +99,12 @@ export function toonDecodeFailure(text: string): { message: string; line?: numbe
   }
 }
 
-function lineDiagnostic(lines: Lines, line: number, message: string): CoreDiagnostic {
-  const n = Math.max(0, Math.min(line, lines.count - 1));
+function lineDiagnostic(lines: LineIndex, line: number, message: string): CoreDiagnostic {
+  const n = Math.max(0, Math.min(line, lines.lineCount - 1));
   return {
     ...ruleCode(FENCE_DECODE_CODE),
     message,
-    range: { start: lines.starts[n]!, end: lines.ends[n]! },
+    range: { start: lines.lineStart(n), end: lines.contentEnd(n) },
   };
 }
 
@@ -153,7 +115,7 @@ function lineDiagnostic(lines: Lines, line: number, message: string): CoreDiagno
  */
 export function toonFenceDiagnostics(markdown: string): CoreDiagnostic[] {
   try {
-    const lines = new Lines(markdown);
+    const lines = new LineIndex(markdown);
     const out: CoreDiagnostic[] = [];
     for (const fence of findFencesIn(markdown, lines)) {
       const failure = toonDecodeFailure(fence.content);
@@ -179,7 +141,7 @@ export function toonFileDiagnostics(text: string): CoreDiagnostic[] {
   try {
     const failure = toonDecodeFailure(text);
     if (!failure) return [];
-    const lines = new Lines(text);
+    const lines = new LineIndex(text);
     return [lineDiagnostic(lines, failure.line !== undefined ? failure.line - 1 : 0, failure.message)];
   } catch {
     return [];
