@@ -179,268 +179,307 @@ interface HeadingStart {
   headingEndLine: number; // 0-based index of the last heading line (the underline for setext)
 }
 
+/** An open fenced code block: its character and length, and whether it opened inside a list item (at `base`). */
+interface OpenFence {
+  ch: string;
+  len: number;
+  listed: boolean;
+  base: number;
+}
+
 /**
- * Finds document-level headings. `from` is the first line after frontmatter.
+ * The heading scanner's state between two lines: exactly what decides whether the next line can be a
+ * document-level heading. One per scan; each construct below reads and updates it for one line.
+ */
+class HeadingScan {
+  readonly text: string;
+  readonly out: HeadingStart[] = [];
+  fence: OpenFence | null = null;
+  html: HtmlEnd | null = null;
+  /** Content column of the outermost open list item, or -1 when no list is open. */
+  listCol = -1;
+  /** Whether the last non-blank line inside the list was paragraph text (lazy continuation possible). */
+  listPara = false;
+  listBlankSeen = false;
+  /** Document-level paragraph: its first line, or -1; and its lines (for a setext heading's text). */
+  paraStart = -1;
+  paraLines: string[] = [];
+  inTable = false;
+  quotePara = false;
+  /** Next '|' at or after the current line (monotonic, so the search stays linear). */
+  nextPipe = -2;
+
+  constructor(readonly lines: LineIndex) {
+    this.text = lines.text;
+  }
+
+  /** No paragraph is open any more. */
+  endParagraph(): void {
+    this.paraStart = -1;
+    this.paraLines = [];
+  }
+
+  /** A leaf block started at document level: no list, paragraph, table or quote is open any more. */
+  endBlocks(): void {
+    this.listCol = -1;
+    this.endParagraph();
+    this.inTable = false;
+    this.quotePara = false;
+  }
+
+  /** A line of document-level paragraph text (or the first one). */
+  paragraphLine(li: number, text: string): void {
+    if (this.paraStart < 0) {
+      this.paraStart = li;
+      this.paraLines = [];
+    }
+    this.paraLines.push(text);
+  }
+}
+
+/** The first non-space offset of a line within its first 4 columns of spaces (`start + 4` or more: indented). */
+function afterSpaces(text: string, start: number, contentEnd: number): number {
+  let p = start;
+  while (p < contentEnd && text.charCodeAt(p) === 32 && p - start < 4) p++;
+  return p;
+}
+
+/**
+ * Fast path: a document-level line that starts with a letter and holds no '|' is paragraph text (no block
+ * starts with a letter); most lines of most documents take this path, without slicing the line.
+ */
+function plainParagraphLine(s: HeadingScan, li: number, start: number, contentEnd: number): boolean {
+  if (s.fence || s.html || s.listCol >= 0 || s.quotePara || s.inTable || li === 0) return false;
+  const text = s.text;
+  const p = afterSpaces(text, start, contentEnd);
+  const c = p < contentEnd ? text.charCodeAt(p) : 0;
+  if (!(p - start < 4 && (c | 32) >= 97 && (c | 32) <= 122)) return false;
+  if (s.nextPipe !== -1 && s.nextPipe < start) s.nextPipe = text.indexOf('|', start);
+  if (s.nextPipe !== -1 && s.nextPipe < contentEnd) return false;
+  s.paragraphLine(li, text.slice(p, contentEnd));
+  return true;
+}
+
+/** Inside a document-level fence only a line starting (after ≤ 3 spaces) with the fence character can close it. */
+function skipsFenceBody(s: HeadingScan, fence: OpenFence, start: number, contentEnd: number): boolean {
+  const p = afterSpaces(s.text, start, contentEnd);
+  return p - start >= 4 || p >= contentEnd || s.text[p] !== fence.ch;
+}
+
+/** A line inside an open fence: true when it belongs to it (closing it or not), false when the fence ended before it. */
+function fenceLine(s: HeadingScan, fence: OpenFence, cols: number, rest: string, blank: boolean): boolean {
+  if (fence.listed && s.listCol >= 0 && !blank && cols < s.listCol) {
+    s.fence = null; // the list item holding the fence ended, so did the fence
+    return false;
+  }
+  const rel = fence.listed ? cols - fence.base : cols;
+  if (rel < 4 && rel >= 0) {
+    const m = /^(`{3,}|~{3,})[ \t]*$/.exec(rest);
+    if (m && m[1]![0] === fence.ch && m[1]!.length >= fence.len) s.fence = null;
+  }
+  return true;
+}
+
+/** A line inside an open HTML block: it ends on a blank line or on its end marker. */
+function htmlLine(s: HeadingScan, html: HtmlEnd, line: string, blank: boolean): void {
+  if (html === 'blank') {
+    if (blank) s.html = null;
+  } else if (html.test(line)) s.html = null;
+}
+
+function blankLine(s: HeadingScan): void {
+  s.endParagraph();
+  s.inTable = false;
+  s.quotePara = false;
+  if (s.listCol >= 0) {
+    s.listPara = false;
+    s.listBlankSeen = true;
+  }
+}
+
+/** The fence that `rest` opens (a backtick fence's info string holds no backtick), or null. */
+function fenceOpener(rest: string, base: number, listed: boolean): OpenFence | null {
+  const m = FENCE_OPEN.exec(rest);
+  if (!m || (m[1]![0] === '`' && m[2]!.includes('`'))) return null;
+  return { ch: m[1]![0]!, len: m[1]!.length, listed, base };
+}
+
+/** A line indented to the open list's content column belongs to the list item. */
+function listContinuationLine(s: HeadingScan, line: string): void {
+  const inner = stripCols(line, s.listCol);
+  const innerIndent = indentOf(inner);
+  const innerRest = inner.slice(innerIndent.chars);
+  const fence = innerIndent.cols < 4 ? fenceOpener(innerRest, s.listCol, true) : null;
+  if (fence) {
+    s.fence = fence;
+    s.listPara = false;
+    return;
+  }
+  s.listPara = !(innerIndent.cols >= 4 && !s.listPara) && !ATX.test(innerRest) && !THEMATIC.test(innerRest);
+  s.listBlankSeen = false;
+}
+
+/** Indented code (cannot interrupt a paragraph), or paragraph continuation. */
+function indentedLine(s: HeadingScan, rest: string): void {
+  if (s.listCol >= 0 && s.listPara && !s.listBlankSeen) return; // lazy continuation
+  if (s.paraStart >= 0) {
+    s.paraLines.push(rest);
+    return;
+  }
+  if (s.quotePara) return;
+  s.listCol = -1;
+  s.inTable = false;
+}
+
+function atxLine(s: HeadingScan, li: number, rest: string): boolean {
+  const atx = atxHeadingText(rest);
+  if (!atx) return false;
+  s.out.push({ line: li, level: atx.level, text: atx.text, headingEndLine: li });
+  s.endBlocks();
+  return true;
+}
+
+/** A setext underline after a document-level paragraph (unless it is the delimiter row of a one-line table). */
+function setextLine(s: HeadingScan, li: number, rest: string): boolean {
+  if (s.paraStart < 0 || !SETEXT.test(rest)) return false;
+  const underline = rest.trim();
+  const isTableDelim = underline[0] === '-' && s.paraLines.length === 1 && delimiterColumns(rest) >= 1 && headerColumns(s.paraLines[0]!) === delimiterColumns(rest);
+  if (isTableDelim) return false;
+  s.out.push({
+    line: s.paraStart,
+    level: underline[0] === '=' ? 1 : 2,
+    text: s.paraLines.map((l) => l.trim()).join('\n').trim(),
+    headingEndLine: li,
+  });
+  s.endParagraph();
+  return true;
+}
+
+function fenceOpenLine(s: HeadingScan, rest: string): boolean {
+  const fence = fenceOpener(rest, 0, false);
+  if (!fence) return false;
+  s.fence = fence;
+  s.endBlocks();
+  return true;
+}
+
+function htmlOpenLine(s: HeadingScan, line: string, rest: string, lazyCandidate: boolean): boolean {
+  const h = htmlStart(rest, s.paraStart >= 0 || lazyCandidate);
+  if (!h) return false;
+  s.endBlocks();
+  if (!(h !== 'blank' && h.test(line))) s.html = h; // else it ends on its first line
+  return true;
+}
+
+/** Block quote: its lines never hold document-level headings; only whether a lazy paragraph line may follow matters. */
+function quoteLine(s: HeadingScan, rest: string): boolean {
+  if (rest.charCodeAt(0) !== 62 /* > */) return false;
+  s.endBlocks();
+  const inner = rest.slice(1).replace(/^[ \t]/, '').trim();
+  s.quotePara = inner !== '' && !FENCE_OPEN.test(inner) && !ATX.test(inner);
+  return true;
+}
+
+function thematicLine(s: HeadingScan, rest: string): boolean {
+  if (!THEMATIC.test(rest)) return false;
+  s.endBlocks();
+  return true;
+}
+
+/** A list item's first line (when it may start here: an item interrupting a paragraph must not be empty or start at 1 ≠ 1). */
+function listItemLine(s: HeadingScan, cols: number, rest: string, lazyCandidate: boolean): boolean {
+  const bm = BULLET.exec(rest);
+  const om = bm ? null : ORDERED.exec(rest);
+  if (!bm && !om) return false;
+  const markerLen = bm ? 1 : om![1]!.length + 1;
+  const after = rest.slice(markerLen);
+  const empty = after.trim() === '';
+  const interrupting = s.paraStart >= 0 || (lazyCandidate && s.listCol < 0);
+  if (interrupting && (empty || (bm === null && om![1] !== '1'))) return false;
+  const afterIndent = indentOf(after);
+  const markerCol = cols + markerLen;
+  s.endBlocks();
+  s.listCol = empty || afterIndent.cols > 4 ? markerCol + 1 : markerCol + afterIndent.cols;
+  s.listPara = !empty;
+  s.listBlankSeen = false;
+  // A fence may open on the item's first line.
+  const innerRest = after.slice(afterIndent.chars);
+  const fence = !empty && afterIndent.cols <= 4 ? fenceOpener(innerRest, s.listCol, true) : null;
+  if (fence) {
+    s.fence = fence;
+    s.listPara = false;
+  } else if (!empty && (ATX.test(innerRest) || THEMATIC.test(innerRest))) s.listPara = false;
+  return true;
+}
+
+/** A table: a header line followed by a matching delimiter row (may interrupt a paragraph); true when one starts at `li`. */
+function tableStart(s: HeadingScan, li: number, rest: string): boolean {
+  if (li + 1 >= s.lines.spanCount) return false;
+  const nextLine = s.lines.lineText(li + 1);
+  const ni = indentOf(nextLine);
+  if (ni.cols >= 4) return false;
+  const dc = delimiterColumns(nextLine.slice(ni.chars));
+  if (!(dc > 0 && headerColumns(rest) === dc)) return false;
+  s.endBlocks();
+  s.inTable = true;
+  return true;
+}
+
+/**
+ * Finds document-level headings. `from` is the first line after frontmatter. One pass over the lines; each line
+ * goes to the first construct that takes it, in CommonMark's order of precedence.
  * Exported for tests (the oracle compares it with markdown-it).
  */
 export function scanHeadings(lines: LineIndex, from: number, end?: ScanEnd): HeadingStart[] {
+  const s = new HeadingScan(lines);
   const text = lines.text;
   const count = lines.spanCount;
-  const out: HeadingStart[] = [];
-  let fence: { ch: string; len: number; listed: boolean; base: number } | null = null;
-  let html: HtmlEnd | null = null;
-  // Content column of the outermost open list item, or -1 when no list is open.
-  let listCol = -1;
-  // Whether the last non-blank line inside the list was paragraph text (lazy continuation possible).
-  let listPara = false;
-  let listBlankSeen = false;
-  // Document-level paragraph: its first line, or -1.
-  let paraStart = -1;
-  let paraLines: string[] = [];
-  let inTable = false;
-  let quotePara = false;
-
-  // Next '|' at or after the current line (monotonic, so the search stays linear).
-  let nextPipe = -2;
   for (let li = from; li < count; li++) {
     const lineStart = lines.lineStart(li);
     const contentEnd = lines.contentEnd(li);
-    // Fast path: a document-level line that starts with a letter and holds no '|' is paragraph
-    // text (no block starts with a letter); most lines of most documents take this path.
-    if (!fence && !html && listCol < 0 && !quotePara && !inTable && !(li === 0)) {
-      let p = lineStart;
-      while (p < contentEnd && text.charCodeAt(p) === 32 && p - lineStart < 4) p++;
-      const c = p < contentEnd ? text.charCodeAt(p) : 0;
-      if (p - lineStart < 4 && ((c | 32) >= 97 && (c | 32) <= 122)) {
-        if (nextPipe !== -1 && nextPipe < lineStart) nextPipe = text.indexOf('|', lineStart);
-        if (nextPipe === -1 || nextPipe >= contentEnd) {
-          if (paraStart < 0) {
-            paraStart = li;
-            paraLines = [];
-          }
-          paraLines.push(text.slice(p, contentEnd));
-          continue;
-        }
-      }
-    }
-    if (fence && !fence.listed) {
-      // Inside a document-level fence only a line starting (after ≤ 3 spaces) with the fence
-      // character can close it; skip the rest without slicing.
-      let p = lineStart;
-      while (p < contentEnd && text.charCodeAt(p) === 32 && p - lineStart < 4) p++;
-      if (p - lineStart >= 4 || p >= contentEnd || text[p] !== fence.ch) continue;
-    }
-    if (inTable && listCol < 0 && text.charCodeAt(lineStart) === 124 /* | */) continue; // a table row
+    if (plainParagraphLine(s, li, lineStart, contentEnd)) continue;
+    if (s.fence && !s.fence.listed && skipsFenceBody(s, s.fence, lineStart, contentEnd)) continue;
+    if (s.inTable && s.listCol < 0 && text.charCodeAt(lineStart) === 124 /* | */) continue; // a table row
     let line = text.slice(lineStart, contentEnd);
     if (li === 0 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
     const { cols, chars } = indentOf(line);
     const rest = line.slice(chars);
     const blank = rest.trim() === '';
 
-    if (fence) {
-      if (fence.listed && listCol >= 0 && !blank && cols < listCol) {
-        // The list item holding the fence ended, so did the fence; fall through.
-        fence = null;
-      } else {
-        const rel = fence.listed ? cols - fence.base : cols;
-        if (rel < 4 && rel >= 0) {
-          const m = /^(`{3,}|~{3,})[ \t]*$/.exec(rest);
-          if (m && m[1]![0] === fence.ch && m[1]!.length >= fence.len) fence = null;
-        }
-        continue;
-      }
-    }
-    if (html) {
-      if (html === 'blank') {
-        if (blank) html = null;
-      } else if (html.test(line)) html = null;
-      if (html === null || !blank) continue;
+    if (s.fence && fenceLine(s, s.fence, cols, rest, blank)) continue;
+    if (s.html) {
+      htmlLine(s, s.html, line, blank);
       continue;
     }
-
     if (blank) {
-      paraStart = -1;
-      paraLines = [];
-      inTable = false;
-      quotePara = false;
-      if (listCol >= 0) {
-        listPara = false;
-        listBlankSeen = true;
-      }
+      blankLine(s);
       continue;
     }
-
-    // Inside the open list: any line indented to its content column belongs to it.
-    if (listCol >= 0 && cols >= listCol) {
-      const inner = stripCols(line, listCol);
-      const innerIndent = indentOf(inner);
-      const innerRest = inner.slice(innerIndent.chars);
-      if (innerIndent.cols < 4 && FENCE_OPEN.test(innerRest)) {
-        const m = FENCE_OPEN.exec(innerRest)!;
-        if (!(m[1]![0] === '`' && m[2]!.includes('`'))) {
-          fence = { ch: m[1]![0]!, len: m[1]!.length, listed: true, base: listCol };
-          listPara = false;
-          continue;
-        }
-      }
-      listPara = !(innerIndent.cols >= 4 && !listPara) && !ATX.test(innerRest) && !THEMATIC.test(innerRest);
-      listBlankSeen = false;
+    if (s.listCol >= 0 && cols >= s.listCol) {
+      listContinuationLine(s, line);
       continue;
     }
-
-    // Indented code (cannot interrupt a paragraph) or paragraph continuation.
     if (cols >= 4) {
-      if (listCol >= 0 && listPara && !listBlankSeen) continue; // lazy continuation
-      if (paraStart >= 0) {
-        paraLines.push(rest);
-        continue;
-      }
-      if (quotePara) continue;
-      listCol = -1;
-      inTable = false;
+      indentedLine(s, rest);
       continue;
     }
-
-    const lazyCandidate = (listCol >= 0 && listPara && !listBlankSeen) || quotePara;
-
-    // ATX heading.
-    const atx = atxHeadingText(rest);
-    if (atx) {
-      out.push({ line: li, level: atx.level, text: atx.text, headingEndLine: li });
-      listCol = -1;
-      paraStart = -1;
-      paraLines = [];
-      inTable = false;
-      quotePara = false;
+    const lazyCandidate = (s.listCol >= 0 && s.listPara && !s.listBlankSeen) || s.quotePara;
+    if (atxLine(s, li, rest) || setextLine(s, li, rest) || fenceOpenLine(s, rest) || htmlOpenLine(s, line, rest, lazyCandidate)) continue;
+    if (quoteLine(s, rest) || thematicLine(s, rest) || listItemLine(s, cols, rest, lazyCandidate)) continue;
+    if (lazyCandidate || s.inTable) continue; // paragraph continuation inside the list or quote; table rows
+    if (tableStart(s, li, rest)) {
+      li++; // the delimiter row
       continue;
     }
-
-    // Setext underline after a document-level paragraph.
-    if (paraStart >= 0 && SETEXT.test(rest)) {
-      const underline = rest.trim();
-      const isTableDelim = underline[0] === '-' && paraLines.length === 1 && delimiterColumns(rest) >= 1 && headerColumns(paraLines[0]!) === delimiterColumns(rest);
-      if (!isTableDelim) {
-        out.push({
-          line: paraStart,
-          level: underline[0] === '=' ? 1 : 2,
-          text: paraLines.map((l) => l.trim()).join('\n').trim(),
-          headingEndLine: li,
-        });
-        paraStart = -1;
-        paraLines = [];
-        continue;
-      }
-    }
-
-    // Fenced code.
-    const fm = FENCE_OPEN.exec(rest);
-    if (fm && !(fm[1]![0] === '`' && fm[2]!.includes('`'))) {
-      fence = { ch: fm[1]![0]!, len: fm[1]!.length, listed: false, base: 0 };
-      listCol = -1;
-      paraStart = -1;
-      paraLines = [];
-      inTable = false;
-      quotePara = false;
-      continue;
-    }
-
-    // HTML block.
-    const h = htmlStart(rest, paraStart >= 0 || lazyCandidate);
-    if (h) {
-      listCol = -1;
-      paraStart = -1;
-      paraLines = [];
-      inTable = false;
-      quotePara = false;
-      if (h !== 'blank' && h.test(line)) continue; // ends on its first line
-      html = h;
-      continue;
-    }
-
-    // Block quote: its lines never hold document-level headings.
-    if (rest.charCodeAt(0) === 62 /* > */) {
-      listCol = -1;
-      paraStart = -1;
-      paraLines = [];
-      inTable = false;
-      const inner = rest.slice(1).replace(/^[ \t]/, '');
-      quotePara = inner.trim() !== '' && !FENCE_OPEN.test(inner.trim()) && !ATX.test(inner.trim());
-      continue;
-    }
-
-    if (THEMATIC.test(rest)) {
-      listCol = -1;
-      paraStart = -1;
-      paraLines = [];
-      inTable = false;
-      quotePara = false;
-      continue;
-    }
-
-    // List item start.
-    const bm = BULLET.exec(rest);
-    const om = bm ? null : ORDERED.exec(rest);
-    if (bm || om) {
-      const markerLen = bm ? 1 : om![1]!.length + 1;
-      const after = rest.slice(markerLen);
-      const empty = after.trim() === '';
-      const interrupting = paraStart >= 0 || (lazyCandidate && listCol < 0);
-      const allowed = !interrupting || (!empty && (bm !== null || om![1] === '1'));
-      if (allowed) {
-        const afterIndent = indentOf(after);
-        const markerCol = cols + markerLen;
-        const contentCol = empty || afterIndent.cols > 4 ? markerCol + 1 : markerCol + afterIndent.cols;
-        listCol = contentCol;
-        listPara = !empty;
-        listBlankSeen = false;
-        paraStart = -1;
-        paraLines = [];
-        inTable = false;
-        quotePara = false;
-        // A fence may open on the item's first line.
-        const innerRest = after.slice(afterIndent.chars);
-        const f2 = FENCE_OPEN.exec(innerRest);
-        if (!empty && afterIndent.cols <= 4 && f2 && !(f2[1]![0] === '`' && f2[2]!.includes('`'))) {
-          fence = { ch: f2[1]![0]!, len: f2[1]!.length, listed: true, base: listCol };
-          listPara = false;
-        } else if (!empty && (ATX.test(innerRest) || THEMATIC.test(innerRest))) listPara = false;
-        continue;
-      }
-    }
-
-    if (lazyCandidate) continue; // paragraph continuation inside the list or quote
-
-    // Tables: a header line followed by a matching delimiter row (may interrupt a paragraph).
-    if (inTable) continue;
-    if (li + 1 < count) {
-      const nextLine = lines.lineText(li + 1);
-      const ni = indentOf(nextLine);
-      if (ni.cols < 4) {
-        const dc = delimiterColumns(nextLine.slice(ni.chars));
-        if (dc > 0 && headerColumns(rest) === dc) {
-          inTable = true;
-          listCol = -1;
-          paraStart = -1;
-          paraLines = [];
-          li++; // the delimiter row
-          continue;
-        }
-      }
-    }
-
-    // Paragraph text.
-    listCol = -1;
-    if (paraStart < 0) {
-      paraStart = li;
-      paraLines = [rest];
-    } else paraLines.push(rest);
+    s.listCol = -1;
+    s.paragraphLine(li, rest);
   }
   if (end) {
-    end.clean = !fence && !html && listCol < 0 && paraStart < 0 && !inTable && !quotePara;
-    end.atxSafe = !fence && !html && listCol < 0;
-    end.atxSafeAtColumn0 = !fence && !html;
+    end.clean = !s.fence && !s.html && s.listCol < 0 && s.paraStart < 0 && !s.inTable && !s.quotePara;
+    end.atxSafe = !s.fence && !s.html && s.listCol < 0;
+    end.atxSafeAtColumn0 = !s.fence && !s.html;
   }
-  return out;
+  return s.out;
 }
 
 /**
