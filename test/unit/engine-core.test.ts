@@ -17,6 +17,7 @@ import {
   type VerdictV1,
 } from '../../server/src/core/markdown/engine';
 import { analyzeSlice } from '../../server/src/core/markdown/analysis';
+import { joinSoftBreaks, parseSlice } from '../../server/src/core/markdown/blocks';
 import { renderModel } from '../../server/src/core/markdown/model';
 import { modelAlnum, sourceAlnum } from '../../server/src/core/markdown/coverage';
 import { frontmatterEnd, resliceAfterEdit } from '../../server/src/core/markdown/slices';
@@ -162,6 +163,50 @@ describe('slicing', () => {
       const theirs = plan.context_plan.sections.map((s: { heading: string; kind: string; range: unknown }) => ({ heading: s.heading, kind: s.kind, range: s.range }));
       assert.deepEqual(ours, theirs, f);
     }
+  });
+});
+
+describe('slice parse', () => {
+  test('parseSlice agrees with markdown-it: counts, section heading, paragraphs, code and units (generated markdown)', () => {
+    const md = MarkdownIt('commonmark').enable(['table', 'strikethrough']);
+    fc.assert(
+      fc.property(markdownDoc, fc.boolean(), (text, isSection) => {
+        const p = parseSlice(text, isSection);
+        // markdown-it's view of the same text: the BOM dropped, lines joined by \n, NUL replaced (CommonMark).
+        const src = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').replace(/\n$/, '').replace(/\0/g, '\uFFFD');
+        const tokens = md.parse(src, {});
+        const top = tokens.filter((t) => t.level === 0 && t.nesting !== -1);
+        const count = (type: string, list = tokens) => list.filter((t) => t.type === type).length;
+        assert.equal(p.headingCount, count('heading_open'));
+        assert.equal(p.listItems, count('list_item_open'));
+        assert.equal(p.paragraphs, count('paragraph_open', top));
+        assert.equal(p.tables, count('table_open', top));
+        const own = isSection && top[0]?.type === 'heading_open' && top[0].map![0] === 0 ? top[0] : undefined;
+        assert.deepEqual(p.heading, own ? { level: Number(own.tag.slice(1)), text: tokens[1]!.content } : null);
+        // Every paragraph and code block the model keeps is markdown-it's, in order (the others fell back to raw lines).
+        const inOrder = (got: string[], all: string[]) => {
+          let k = 0;
+          for (const g of got) {
+            while (k < all.length && all[k] !== g) k++;
+            assert.ok(k < all.length, `${JSON.stringify(g)} in order among ${JSON.stringify(all)}`);
+            k++;
+          }
+        };
+        const paragraphs = top.filter((t) => t.type === 'paragraph_open').map((t) => joinSoftBreaks(tokens[tokens.indexOf(t) + 1]!.content));
+        inOrder(p.blocks.flatMap((b) => (b.kind === 'p' ? [b.text] : [])), paragraphs);
+        const code = top.filter((t) => t.type === 'fence' || t.type === 'code_block').map((t) => JSON.stringify([t.type === 'fence' ? t.info.trim() : '', t.content.replace(/\n$/, '')]));
+        inOrder(p.blocks.flatMap((b) => (b.kind === 'c' ? [JSON.stringify([b.lang, b.code])] : [])), code);
+        // Units are in source order, on the slice's own lines, and start where their first word is.
+        let last = 0;
+        for (const u of p.units) {
+          assert.ok(u.start >= last && u.start <= u.end && u.end <= text.length && u.lineStart <= u.lineEnd && u.lineEnd < p.lines.spanCount, JSON.stringify(u));
+          assert.equal(p.lines.positionAt(u.start).line, u.lineStart);
+          if (u.source === 'sentence' && text.charCodeAt(0) !== 0xfeff) assert.ok(text.startsWith(u.text.split(' ', 1)[0]!, u.start), JSON.stringify({ u, at: text.slice(u.start, u.end) }));
+          last = u.start;
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -197,36 +197,255 @@ function sentenceUnits(ctx: Ctx, text: string, lineFrom: number, lineTo: number,
 }
 
 /**
+ * parseSlice's state: the slice's normalized lines (and where they are in the raw text), markdown-it's tokens, the
+ * result so far and the first line no block covers yet. Each construct below turns one top-level token into a block.
+ */
+class SliceParse implements Ctx {
+  readonly lines: string[] = [];
+  readonly raw: LineIndex;
+  readonly tokens: Token[];
+  readonly out: ParsedSlice;
+  /** The next line no block covers yet. */
+  covered = 0;
+  private bodyBlocks = 0;
+  private firstBodyBlockParagraph = false;
+
+  constructor(rawText: string, readonly isSection: boolean) {
+    this.raw = new LineIndex(rawText);
+    for (let l = 0, n = this.raw.spanCount; l < n; l++) {
+      let line = this.raw.lineText(l);
+      if (l === 0 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+      this.lines.push(line.replace(/\0/g, '\uFFFD'));
+    }
+    this.tokens = blockParser().parse(this.lines.join('\n'), {});
+    this.out = {
+      heading: null,
+      blocks: [],
+      headingCount: 0,
+      paragraphs: 0,
+      listItems: 0,
+      tables: 0,
+      tableRows: 0,
+      tableLines: 0,
+      bulletLines: 0,
+      units: [],
+      definitionLines: 0,
+      bodyIsOneParagraph: false,
+      lines: this.raw,
+    };
+  }
+
+  text(from: number, to: number): string {
+    return linesText(this, from, to);
+  }
+
+  /** Letters and digits of lines [from, to) as the source has them. */
+  sourceAlnum(from: number, to: number): number {
+    return countAlnum(this.text(from, to));
+  }
+
+  /** Lines [from, to) verbatim as one raw block, without leading and trailing blank lines. */
+  private pushRaw(from: number, to: number): void {
+    while (to > from && this.lines[to - 1]!.trim() === '') to--;
+    while (from < to && this.lines[from]!.trim() === '') from++;
+    if (to > from) this.out.blocks.push({ kind: 'm', raw: this.text(from, to) });
+  }
+
+  /** Uncovered non-blank lines before `upTo` (link reference definitions) are kept verbatim, one raw block per run. */
+  flushGap(upTo: number): void {
+    if (upTo <= this.covered) return;
+    let from = this.covered;
+    for (let l = this.covered; l <= upTo; l++) {
+      if (l === upTo || this.lines[l]!.trim() === '') {
+        this.pushRaw(from, l);
+        from = l + 1;
+      }
+    }
+  }
+
+  /** A body block (nothing for a blank raw one). */
+  addBlock(block: Block): void {
+    if (block.kind === 'm' && block.raw.trim() === '') return;
+    this.out.blocks.push(block);
+    this.bodyBlocks++;
+    if (this.bodyBlocks === 1) this.firstBodyBlockParagraph = block.kind === 'p';
+  }
+
+  finish(): ParsedSlice {
+    this.flushGap(this.lines.length);
+    this.out.bodyIsOneParagraph = this.out.blocks.length === 1 && this.firstBodyBlockParagraph;
+    return this.out;
+  }
+}
+
+/**
+ * One top-level block as the model has it, with its letter and digit accounting: `modelAlnum` the model's,
+ * `expectAlnum` the source's (-1: not checked). A block that lost any falls back to its raw lines.
+ */
+interface Extracted {
+  block: Block | null;
+  modelAlnum: number;
+  expectAlnum: number;
+}
+
+/** The token range [i, end] of a top-level block and the lines [from, to) it covers. */
+interface At {
+  i: number;
+  end: number;
+  from: number;
+  to: number;
+}
+
+const UNMODELLED: Extracted = { block: null, modelAlnum: 0, expectAlnum: -1 };
+
+/** A heading: the section's own (recorded, no block: null) or a raw block. */
+function headingBlock(s: SliceParse, at: At): Extracted | null {
+  const t = s.tokens[at.i]!;
+  if (s.isSection && s.out.heading === null && at.from === 0) {
+    s.out.heading = { level: Number(t.tag.slice(1)), text: s.tokens[at.i + 1]?.content ?? '' };
+    return null;
+  }
+  return { block: { kind: 'm', raw: s.text(at.from, at.to) }, modelAlnum: 0, expectAlnum: -1 };
+}
+
+function paragraphBlock(s: SliceParse, at: At): Extracted {
+  const text = s.tokens[at.i + 1]?.content ?? '';
+  s.out.paragraphs++;
+  for (const l of text.split('\n')) if (matchDefinition(l.trim())) s.out.definitionLines++;
+  sentenceUnits(s, text, at.from, at.to, s.out.units);
+  return { block: { kind: 'p', text: joinSoftBreaks(text) }, modelAlnum: countAlnum(text), expectAlnum: s.sourceAlnum(at.from, at.to) };
+}
+
+/** A list item's content: its inline text when it is one paragraph, else its source de-indented to the content column; null when that cannot be done losslessly (tabs, an empty first line). */
+function listItemContent(s: SliceParse, inner: Token[], first: string, iFrom: number, iTo: number, ordered: boolean): string | null {
+  if (inner.length === 0) return '';
+  if (inner.length === 3 && inner[0]!.type === 'paragraph_open' && inner[1]!.type === 'inline') return joinSoftBreaks(inner[1]!.content);
+  // Complex item: its source, marker removed and de-indented to the content column.
+  if (/\t/.test(s.text(iFrom, iTo))) return null;
+  const ind = lineIndent(first);
+  const markerLen = ordered ? (/^\d{1,9}[.)]/.exec(first.slice(ind.chars))?.[0].length ?? 2) : 1;
+  const afterMarker = first.slice(ind.chars + markerLen);
+  const sp = lineIndent(afterMarker);
+  if (afterMarker.trim() === '') return null;
+  const contentCol = ind.cols + markerLen + (sp.cols > 4 ? 1 : sp.cols);
+  const parts = [afterMarker.slice(sp.cols > 4 ? 1 : sp.chars)];
+  for (let l = iFrom + 1; l < iTo; l++) {
+    const line = s.lines[l]!;
+    const li = lineIndent(line);
+    parts.push(line.slice(Math.min(li.chars, contentCol)));
+  }
+  return parts.join('\n');
+}
+
+/** Whether every item reads `**term**: text` with distinct, key-safe terms (the form the rendering writes back, so Revert keeps the term's bold and separator). */
+function allDefinitions(items: string[], defs: ([string, string] | null)[]): defs is [string, string][] {
+  const terms = new Set<string>();
+  return (
+    defs.length >= 2 &&
+    defs.every((d, k) => {
+      if (!d || terms.has(d[0]) || isIndexLike(d[0]) || d[0].includes('*') || /^\s|\s$/.test(d[0])) return false;
+      if (items[k] !== `**${d[0]}**: ${d[1]}`) return false;
+      terms.add(d[0]);
+      return true;
+    })
+  );
+}
+
+function listBlock(s: SliceParse, at: At): Extracted {
+  const tokens = s.tokens;
+  const t = tokens[at.i]!;
+  const ordered = t.type === 'ordered_list_open';
+  const items: string[] = [];
+  const itemUnits: TextUnit[] = [];
+  let markerDigits = 0;
+  for (let j = at.i + 1; j < at.end; j++) {
+    const it = tokens[j]!;
+    if (it.type !== 'list_item_open' || it.level !== 1) continue;
+    const itEnd = closeIndex(tokens, j);
+    const [iFrom, iTo0] = it.map ?? [0, 0];
+    let iTo = iTo0;
+    while (iTo > iFrom + 1 && s.lines[iTo - 1]!.trim() === '') iTo--;
+    const first = s.lines[iFrom]!;
+    if (ordered) {
+      const om = ORDERED_MARKER.exec(first);
+      if (om) markerDigits += om[1]!.length;
+    }
+    const content = listItemContent(s, tokens.slice(j + 1, itEnd), first, iFrom, iTo, ordered);
+    if (content === null) return UNMODELLED;
+    items.push(content);
+    itemUnits.push({
+      text: content.replace(/\s+/g, ' ').trim(),
+      source: 'item',
+      start: s.raw.lineStart(iFrom) + lineIndent(first).chars,
+      end: s.raw.contentEnd(iTo - 1),
+      lineStart: iFrom,
+      lineEnd: iTo - 1,
+    });
+    j = itEnd;
+  }
+  const simple = items.every((x) => !x.includes('\n'));
+  const defs = !ordered && simple && items.length >= 2 ? items.map((x) => matchDefinition(x)) : [];
+  for (const x of items) if (matchDefinition(x)) s.out.definitionLines++;
+  pushAll(s.out.units, itemUnits);
+  const block: Block = allDefinitions(items, defs)
+    ? { kind: 'd', defs }
+    : ordered
+      ? { kind: 'o', items, start: Number(t.attrGet('start') ?? 1) }
+      : { kind: 'l', items };
+  return { block, modelAlnum: items.reduce((n, x) => n + countAlnum(x), 0), expectAlnum: s.sourceAlnum(at.from, at.to) - markerDigits };
+}
+
+function tableBlock(s: SliceParse, at: At): Extracted {
+  const header: string[] = [];
+  const rows: string[][] = [];
+  let row: string[] | null = null;
+  for (let j = at.i + 1; j < at.end; j++) {
+    const x = s.tokens[j]!;
+    if (x.type === 'tr_open') row = [];
+    else if (x.type === 'inline' && row) row.push(x.content);
+    else if (x.type === 'tr_close' && row) {
+      if (header.length === 0) pushAll(header, row);
+      else rows.push(row);
+      row = null;
+    }
+  }
+  s.out.tables++;
+  s.out.tableRows += rows.length;
+  s.out.tableLines += at.to - at.from;
+  const unique = new Set(header).size === header.length && header.every((h) => !isIndexLike(h));
+  if (!(unique && rows.length > 0)) return UNMODELLED;
+  const modelAlnum = header.reduce((n, x) => n + countAlnum(x), 0) + rows.reduce((n, r) => n + r.reduce((k, x) => k + countAlnum(x), 0), 0);
+  return { block: { kind: 't', header, rows }, modelAlnum, expectAlnum: s.sourceAlnum(at.from, at.to) };
+}
+
+function codeBlock(s: SliceParse, at: At): Extracted {
+  const t = s.tokens[at.i]!;
+  const code = t.content.endsWith('\n') ? t.content.slice(0, -1) : t.content;
+  const lang = t.type === 'fence' ? t.info.trim() : '';
+  return { block: { kind: 'c', lang, code }, modelAlnum: countAlnum(code) + countAlnum(lang), expectAlnum: s.sourceAlnum(at.from, at.to) };
+}
+
+/** The block of one top-level token, by construct; null for the section's own heading. */
+function extractBlock(s: SliceParse, at: At): Extracted | null {
+  switch (s.tokens[at.i]!.type) {
+    case 'heading_open': return headingBlock(s, at);
+    case 'paragraph_open': return paragraphBlock(s, at);
+    case 'bullet_list_open':
+    case 'ordered_list_open': return listBlock(s, at);
+    case 'table_open': return tableBlock(s, at);
+    case 'fence':
+    case 'code_block': return codeBlock(s, at);
+    default: return UNMODELLED;
+  }
+}
+
+/**
  * Parses one slice (its raw text, CRLF/BOM allowed) into blocks.
  * `isSection` says whether the slice starts with a heading line that is the section's own.
  */
 export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
-  const rawLines = new LineIndex(raw);
-  const lines: string[] = [];
-  for (let l = 0, n = rawLines.spanCount; l < n; l++) {
-    let line = rawLines.lineText(l);
-    if (l === 0 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
-    lines.push(line.replace(/\0/g, '\uFFFD'));
-  }
-  const ctx: Ctx = { lines, raw: rawLines };
-  const src = lines.join('\n');
-  const tokens = blockParser().parse(src, {});
-
-  const out: ParsedSlice = {
-    heading: null,
-    blocks: [],
-    headingCount: 0,
-    paragraphs: 0,
-    listItems: 0,
-    tables: 0,
-    tableRows: 0,
-    tableLines: 0,
-    bulletLines: 0,
-    units: [],
-    definitionLines: 0,
-    bodyIsOneParagraph: false,
-    lines: rawLines,
-  };
+  const s = new SliceParse(raw, isSection);
+  const { tokens, out } = s;
   for (const t of tokens) {
     if (t.type === 'heading_open') out.headingCount++;
     else if (t.type === 'list_item_open') {
@@ -234,180 +453,19 @@ export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
       out.bulletLines++;
     }
   }
-
-  let covered = 0; // next uncovered line
-  const pushRaw = (from: number, to: number) => {
-    // Trailing blank lines are not content.
-    while (to > from && lines[to - 1]!.trim() === '') to--;
-    while (from < to && lines[from]!.trim() === '') from++;
-    if (to > from) out.blocks.push({ kind: 'm', raw: linesText(ctx, from, to) });
-  };
-  const flushGap = (upTo: number) => {
-    if (upTo > covered) {
-      // Uncovered non-blank lines (link reference definitions) are kept verbatim.
-      let from = covered;
-      for (let l = covered; l <= upTo; l++) {
-        if (l === upTo || lines[l]!.trim() === '') {
-          pushRaw(from, l);
-          from = l + 1;
-        }
-      }
-    }
-  };
-
-  let bodyBlocks = 0;
-  let firstBodyBlockParagraph = false;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.level !== 0 || t.nesting === -1) continue;
-    const map = t.map ?? [covered, covered];
-    flushGap(map[0]);
-    const end = t.nesting === 1 ? closeIndex(tokens, i) : i;
-    const [from, to] = map;
-    covered = Math.max(covered, to);
-    const sourceAlnum = () => {
-      return countAlnum(linesText(ctx, from, to));
-    };
-    let block: Block | null = null;
-    let modelAlnum = 0;
-    let expectAlnum = -1;
-
-    if (t.type === 'heading_open') {
-      const text = tokens[i + 1]?.content ?? '';
-      if (isSection && out.heading === null && from === 0) {
-        out.heading = { level: Number(t.tag.slice(1)), text };
-        i = end;
-        continue;
-      }
-      block = { kind: 'm', raw: linesText(ctx, from, to) };
-    } else if (t.type === 'paragraph_open') {
-      const text = tokens[i + 1]?.content ?? '';
-      block = { kind: 'p', text: joinSoftBreaks(text) };
-      modelAlnum = countAlnum(text);
-      expectAlnum = sourceAlnum();
-      out.paragraphs++;
-      for (const l of text.split('\n')) if (matchDefinition(l.trim())) out.definitionLines++;
-      sentenceUnits(ctx, text, from, to, out.units);
-    } else if (t.type === 'bullet_list_open' || t.type === 'ordered_list_open') {
-      const ordered = t.type === 'ordered_list_open';
-      const items: string[] = [];
-      const itemUnits: TextUnit[] = [];
-      let ok = true;
-      let markerDigits = 0;
-      for (let j = i + 1; j < end; j++) {
-        const it = tokens[j]!;
-        if (it.type !== 'list_item_open' || it.level !== 1) continue;
-        const itEnd = closeIndex(tokens, j);
-        const [iFrom, iTo0] = it.map ?? [0, 0];
-        let iTo = iTo0;
-        while (iTo > iFrom + 1 && lines[iTo - 1]!.trim() === '') iTo--;
-        const inner = tokens.slice(j + 1, itEnd);
-        const first = lines[iFrom]!;
-        if (ordered) {
-          const om = ORDERED_MARKER.exec(first);
-          if (om) markerDigits += om[1]!.length;
-        }
-        let content: string;
-        if (inner.length === 0) content = '';
-        else if (inner.length === 3 && inner[0]!.type === 'paragraph_open' && inner[1]!.type === 'inline') content = joinSoftBreaks(inner[1]!.content);
-        else {
-          // Complex item: its source, marker removed and de-indented to the content column.
-          if (/\t/.test(linesText(ctx, iFrom, iTo))) {
-            ok = false;
-            break;
-          }
-          const ind = lineIndent(first);
-          const markerLen = ordered ? (/^\d{1,9}[.)]/.exec(first.slice(ind.chars))?.[0].length ?? 2) : 1;
-          const afterMarker = first.slice(ind.chars + markerLen);
-          const sp = lineIndent(afterMarker);
-          if (afterMarker.trim() === '') {
-            ok = false;
-            break;
-          }
-          const contentCol = ind.cols + markerLen + (sp.cols > 4 ? 1 : sp.cols);
-          const parts = [afterMarker.slice(sp.cols > 4 ? 1 : sp.chars)];
-          for (let l = iFrom + 1; l < iTo; l++) {
-            const line = lines[l]!;
-            const li = lineIndent(line);
-            parts.push(line.slice(Math.min(li.chars, contentCol)));
-          }
-          content = parts.join('\n');
-        }
-        items.push(content);
-        const text = content.replace(/\s+/g, ' ').trim();
-        itemUnits.push({
-          text,
-          source: 'item',
-          start: rawLines.lineStart(iFrom) + lineIndent(first).chars,
-          end: rawLines.contentEnd(iTo - 1),
-          lineStart: iFrom,
-          lineEnd: iTo - 1,
-        });
-        j = itEnd;
-      }
-      if (ok) {
-        modelAlnum = items.reduce((n, s) => n + countAlnum(s), 0);
-        expectAlnum = sourceAlnum() - markerDigits;
-        const simple = items.every((s) => !s.includes('\n'));
-        const defs = !ordered && simple && items.length >= 2 ? items.map((s) => matchDefinition(s)) : [];
-        const terms = new Set<string>();
-        const allDefs =
-          defs.length >= 2 &&
-          defs.every((d, k) => {
-            if (!d || terms.has(d[0]) || isIndexLike(d[0]) || d[0].includes('*') || /^\s|\s$/.test(d[0])) return false;
-            // Only the form the rendering writes back (`**term**: text`), so Revert keeps the term's bold and separator.
-            if (items[k] !== `**${d[0]}**: ${d[1]}`) return false;
-            terms.add(d[0]);
-            return true;
-          });
-        for (const s of items) if (matchDefinition(s)) out.definitionLines++;
-        if (allDefs) block = { kind: 'd', defs: defs as [string, string][] };
-        else if (ordered) block = { kind: 'o', items, start: Number(t.attrGet('start') ?? 1) };
-        else block = { kind: 'l', items };
-        pushAll(out.units, itemUnits);
-      }
-    } else if (t.type === 'table_open') {
-      const header: string[] = [];
-      const rows: string[][] = [];
-      let row: string[] | null = null;
-      for (let j = i + 1; j < end; j++) {
-        const x = tokens[j]!;
-        if (x.type === 'tr_open') row = [];
-        else if (x.type === 'inline' && row) row.push(x.content);
-        else if (x.type === 'tr_close' && row) {
-          if (header.length === 0) pushAll(header, row);
-          else rows.push(row);
-          row = null;
-        }
-      }
-      out.tables++;
-      out.tableRows += rows.length;
-      out.tableLines += to - from;
-      const unique = new Set(header).size === header.length && header.every((h) => !isIndexLike(h));
-      if (unique && rows.length > 0) {
-        block = { kind: 't', header, rows };
-        modelAlnum = header.reduce((n, s) => n + countAlnum(s), 0) + rows.reduce((n, r) => n + r.reduce((k, s) => k + countAlnum(s), 0), 0);
-        expectAlnum = sourceAlnum();
-      }
-    } else if (t.type === 'fence' || t.type === 'code_block') {
-      const code = t.content.endsWith('\n') ? t.content.slice(0, -1) : t.content;
-      const lang = t.type === 'fence' ? t.info.trim() : '';
-      block = { kind: 'c', lang, code };
-      modelAlnum = countAlnum(code) + countAlnum(lang);
-      expectAlnum = sourceAlnum();
+    const map = t.map ?? [s.covered, s.covered];
+    s.flushGap(map[0]);
+    const at: At = { i, end: t.nesting === 1 ? closeIndex(tokens, i) : i, from: map[0], to: map[1] };
+    s.covered = Math.max(s.covered, at.to);
+    const x = extractBlock(s, at);
+    if (x !== null) {
+      const lost = x.block === null || (x.expectAlnum >= 0 && x.modelAlnum < x.expectAlnum);
+      s.addBlock(lost ? { kind: 'm', raw: s.text(at.from, at.to) } : x.block!);
     }
-
-    if (block === null || (expectAlnum >= 0 && modelAlnum < expectAlnum)) {
-      block = { kind: 'm', raw: linesText(ctx, from, to) };
-    }
-    if (!(block.kind === 'm' && block.raw.trim() === '')) {
-      out.blocks.push(block);
-      bodyBlocks++;
-      if (bodyBlocks === 1) firstBodyBlockParagraph = block.kind === 'p';
-    }
-    i = end;
+    i = at.end;
   }
-  flushGap(lines.length);
-  out.bodyIsOneParagraph = out.blocks.length === 1 && firstBodyBlockParagraph;
-  return out;
+  return s.finish();
 }
