@@ -278,6 +278,152 @@ export class TokenIndex {
 const MAX_CHECKPOINT_DEPTH = 1024;
 
 /**
+ * {@link tokenAt}'s scan: its position and the open containers (index 1..depth): 1 object / 0 array, the current
+ * key's range or the current index. Each construct (string, literal, container, comma) is one method; only
+ * whitespace and ':' between tokens are skipped inline.
+ */
+class TokenScan implements ScanState {
+  i = 0;
+  depth = 0;
+  expectKey = false;
+  isObject: number[] = [0];
+  keyStart: number[] = [0];
+  keyEnd: number[] = [0];
+  index: number[] = [0];
+
+  constructor(
+    readonly text: string,
+    readonly offset: number,
+  ) {}
+
+  resume(from: ScanState): void {
+    ({ i: this.i, depth: this.depth, expectKey: this.expectKey } = from);
+    this.isObject = from.isObject.slice();
+    this.keyStart = from.keyStart.slice();
+    this.keyEnd = from.keyEnd.slice();
+    this.index = from.index.slice();
+  }
+
+  /** The state here, with copies of the open containers only. */
+  snapshot(): ScanState {
+    const d = this.depth + 1;
+    return { i: this.i, depth: this.depth, expectKey: this.expectKey, isObject: this.isObject.slice(0, d), keyStart: this.keyStart.slice(0, d), keyEnd: this.keyEnd.slice(0, d), index: this.index.slice(0, d) };
+  }
+
+  private hit(start: number, end: number): TokenAtOffset {
+    return { path: pathOf(this.text, this.depth, this.isObject, this.keyStart, this.keyEnd, this.index), start, end };
+  }
+
+  /** A string at `i` (a key when one is expected): the hit when it reaches the offset, else moves past it. */
+  private string(): TokenAtOffset | undefined {
+    const text = this.text;
+    const start = this.i;
+    let q = text.indexOf('"', start + 1);
+    while (text.charCodeAt(q - 1) === 92) {
+      let b = q - 2;
+      while (text.charCodeAt(b) === 92) b--;
+      if ((q - 1 - b) % 2 === 0) break; // an even run of backslashes escapes nothing
+      q = text.indexOf('"', q + 1);
+    }
+    const end = q === -1 ? text.length : q + 1;
+    if (this.expectKey) {
+      this.keyStart[this.depth] = start;
+      this.keyEnd[this.depth] = end;
+      this.expectKey = false;
+    }
+    if (this.offset <= end) return this.hit(start, end);
+    this.i = end;
+    return undefined;
+  }
+
+  /** A number, true, false or null at `i`: up to the next delimiter. */
+  private literal(): TokenAtOffset | undefined {
+    const text = this.text;
+    const start = this.i;
+    let i = start + 1;
+    while (i < text.length) {
+      const d = text.charCodeAt(i);
+      if (d <= 32 || d === 44 || d === 125 || d === 93) break;
+      i++;
+    }
+    this.i = i;
+    return this.offset <= i ? this.hit(start, i) : undefined;
+  }
+
+  /** `{` or `[` at `i`. */
+  private open(c: number): undefined {
+    const d = ++this.depth;
+    this.isObject[d] = c === 123 ? 1 : 0;
+    this.index[d] = 0;
+    this.expectKey = c === 123;
+    this.i++;
+    return undefined;
+  }
+
+  /** `}` or `]` at `i`. */
+  private close(): undefined {
+    this.depth--;
+    this.i++;
+    return undefined;
+  }
+
+  /** `,` at `i`: the next key, or the next index. */
+  private comma(): undefined {
+    if (this.isObject[this.depth] === 1) this.expectKey = true;
+    else this.index[this.depth]!++;
+    this.i++;
+    return undefined;
+  }
+
+  /** Scans up to `limit`: the token under the offset when it is reached before. */
+  scanTo(limit: number): TokenAtOffset | undefined {
+    const text = this.text;
+    let i = this.i;
+    while (i < limit) {
+      const c = text.charCodeAt(i);
+      if (c <= 32 || c === 58) {
+        i++; // whitespace (JSON.parse accepted the text: no other control character outside strings) or ':'
+        continue;
+      }
+      this.i = i;
+      const hit = c === 34 ? this.string() : c === 44 ? this.comma() : c === 123 || c === 91 ? this.open(c) : c === 125 || c === 93 ? this.close() : this.literal();
+      if (hit) return hit;
+      i = this.i;
+    }
+    this.i = i;
+    return undefined;
+  }
+}
+
+/**
+ * Where a scan records checkpoints into a {@link TokenIndex}: about every `every` characters, only beyond the last
+ * one recorded (so the list stays sorted) and not deeper than {@link MAX_CHECKPOINT_DEPTH}.
+ */
+class CheckpointWriter {
+  private next = Infinity;
+  private last = -1;
+
+  constructor(private readonly index: TokenIndex | undefined) {
+    if (!index) return;
+    const cps = index.checkpoints;
+    this.last = cps.length ? cps[cps.length - 1]!.i : 0;
+    this.next = this.last + index.every;
+  }
+
+  /** Records a checkpoint when the scan has reached the next one's place; the position of the one after. */
+  step(scan: TokenScan): number {
+    if (scan.i >= this.next) {
+      if (scan.i > this.last && scan.depth <= MAX_CHECKPOINT_DEPTH) {
+        this.index!.checkpoints.push(scan.snapshot());
+        this.last = scan.i;
+      }
+      this.next = Math.max(scan.i, this.last) + this.index!.every;
+    }
+    return this.next;
+  }
+}
+
+/**
  * The property key or literal value (string, number, true/false/null) whose range contains `offset`
  * (both ends inclusive), with its path, as jsonc-parser's `getLocation` reports it (`path` and
  * `previousNode` when the offset touches that node) — for a text that `JSON.parse` accepts. Undefined on
@@ -286,92 +432,17 @@ const MAX_CHECKPOINT_DEPTH = 1024;
  * no callbacks, no recursion (any depth), no allocation per token.
  */
 export function tokenAt(text: string, offset: number, checkpoints?: TokenIndex): TokenAtOffset | undefined {
-  const n = text.length;
-  if (!(offset >= 0) || offset > n) return undefined;
-  // Per open container (index 1..depth): 1 object, 0 array; the current key's range or the current index.
-  let isObject: number[] = [0];
-  let keyStart: number[] = [0];
-  let keyEnd: number[] = [0];
-  let index: number[] = [0];
-  let depth = 0;
-  let expectKey = false;
-  let i = 0;
-  let nextCheckpoint = Infinity;
-  let lastCheckpoint = -1;
-  if (checkpoints) {
-    // Strictly before the offset: a token that ends exactly at a checkpoint still touches that offset.
-    const from = checkpoints.before(offset - 1);
-    if (from) {
-      ({ i, depth, expectKey } = from);
-      isObject = from.isObject.slice();
-      keyStart = from.keyStart.slice();
-      keyEnd = from.keyEnd.slice();
-      index = from.index.slice();
-    }
-    const cps = checkpoints.checkpoints;
-    lastCheckpoint = cps.length ? cps[cps.length - 1]!.i : 0;
-    nextCheckpoint = lastCheckpoint + checkpoints.every;
-  }
-  const stop = Math.min(n, offset + 1);
-  while (i < stop) {
-    if (i >= nextCheckpoint) {
-      // Only beyond the last one recorded, so the list stays sorted.
-      if (i > lastCheckpoint && depth <= MAX_CHECKPOINT_DEPTH) {
-        const d = depth + 1;
-        checkpoints!.checkpoints.push({ i, depth, expectKey, isObject: isObject.slice(0, d), keyStart: keyStart.slice(0, d), keyEnd: keyEnd.slice(0, d), index: index.slice(0, d) });
-        lastCheckpoint = i;
-      }
-      nextCheckpoint = Math.max(i, lastCheckpoint) + checkpoints!.every;
-    }
-    // The tight part: up to the offset or the next checkpoint, whichever comes first.
-    const limit = Math.min(stop, nextCheckpoint);
-    while (i < limit) {
-      const c = text.charCodeAt(i);
-      if (c <= 32) {
-        i++; // whitespace (JSON.parse accepted the text: no other control character outside strings)
-      } else if (c === 34) {
-        let q = text.indexOf('"', i + 1);
-        while (text.charCodeAt(q - 1) === 92) {
-          let b = q - 2;
-          while (text.charCodeAt(b) === 92) b--;
-          if ((q - 1 - b) % 2 === 0) break; // an even run of backslashes escapes nothing
-          q = text.indexOf('"', q + 1);
-        }
-        const end = q === -1 ? n : q + 1;
-        if (expectKey) {
-          keyStart[depth] = i;
-          keyEnd[depth] = end;
-          expectKey = false;
-        }
-        if (offset <= end) return { path: pathOf(text, depth, isObject, keyStart, keyEnd, index), start: i, end };
-        i = end;
-      } else if (c === 44) {
-        if (isObject[depth] === 1) expectKey = true;
-        else index[depth]!++;
-        i++;
-      } else if (c === 58) {
-        i++;
-      } else if (c === 123 || c === 91) {
-        depth++;
-        isObject[depth] = c === 123 ? 1 : 0;
-        index[depth] = 0;
-        expectKey = c === 123;
-        i++;
-      } else if (c === 125 || c === 93) {
-        depth--;
-        i++;
-      } else {
-        // A number, true, false or null: up to the next delimiter.
-        const start = i;
-        i++;
-        while (i < n) {
-          const d = text.charCodeAt(i);
-          if (d <= 32 || d === 44 || d === 125 || d === 93) break;
-          i++;
-        }
-        if (offset <= i) return { path: pathOf(text, depth, isObject, keyStart, keyEnd, index), start, end: i };
-      }
-    }
+  if (!(offset >= 0) || offset > text.length) return undefined;
+  const scan = new TokenScan(text, offset);
+  // Strictly before the offset: a token that ends exactly at a checkpoint still touches that offset.
+  const from = checkpoints?.before(offset - 1);
+  if (from) scan.resume(from);
+  const writer = new CheckpointWriter(checkpoints);
+  const stop = Math.min(text.length, offset + 1);
+  while (scan.i < stop) {
+    // Up to the offset or the next checkpoint, whichever comes first.
+    const hit = scan.scanTo(Math.min(stop, writer.step(scan)));
+    if (hit) return hit;
   }
   return undefined;
 }
