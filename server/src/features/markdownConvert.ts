@@ -137,15 +137,23 @@ export function markdownConvertCommands(ctx: FeatureContext) {
     return doc;
   }
 
+  /** The document a command names with its plan measured (time-sliced), or why there is none. */
+  async function measured(a: SectionArg | undefined, token: CancellationToken | undefined): Promise<{ doc: TextDocument; plan: PlanResult } | string> {
+    // Settings first: the version check in docFor and the edit then see the same document.
+    const settings = a ? await ctx.settings.forDocument(a.uri) : undefined;
+    const doc = docFor(a);
+    if (typeof doc === 'string') return doc;
+    await plans.ready(doc, token, settings);
+    return { doc, plan: plans.planFor(doc, settings) };
+  }
+
   return {
     async [COMMANDS.convertSection](args: unknown[], token?: CancellationToken): Promise<CommandOutcome> {
       const a = asArg(args);
-      // Settings first: the version check below and the edit then see the same document.
-      const settings = a ? await ctx.settings.forDocument(a.uri) : undefined;
-      const doc = docFor(a);
-      if (typeof doc === 'string') return { applied: false, message: doc };
-      await plans.ready(doc, token, settings);
-      const s = sectionFromArg(doc, plans.planFor(doc, settings), a!);
+      const m = await measured(a, token);
+      if (typeof m === 'string') return { applied: false, message: m };
+      const { doc } = m;
+      const s = sectionFromArg(doc, m.plan, a!);
       if (!s) return { applied: false, message: 'no measured section here' };
       if (convertedFenceOf(doc.getText(), s, toonFencesOf(doc))) return { applied: false, message: `“${headingText(s)}” is TOON already (a \`\`\`toon fence): Revert to Markdown goes back` };
       if (keptByMarker(s)) return { applied: false, message: `“${headingText(s)}” says <!-- toonlens: keep -->: it stays markdown` };
@@ -177,12 +185,9 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       return outcome.applied ? { applied: true, message: `Reverted to Markdown: ${revertDescription(e.kind)}`, exact: e.kind !== 'canonical' } : outcome;
     },
     async [COMMANDS.convertAll](args: unknown[], token?: CancellationToken): Promise<CommandOutcome> {
-      const a = asArg(args);
-      const settings = a ? await ctx.settings.forDocument(a.uri) : undefined;
-      const doc = docFor(a);
-      if (typeof doc === 'string') return { applied: false, message: doc };
-      await plans.ready(doc, token, settings);
-      const plan = plans.planFor(doc, settings);
+      const m = await measured(asArg(args), token);
+      if (typeof m === 'string') return { applied: false, message: m };
+      const { doc, plan } = m;
       const cp = plan.contextPlan;
       if (!cp.reassembly_verified) return { applied: false, message: 'the hybrid did not verify; nothing converted' };
       if (!cp.recommend_hybrid) return { applied: false, message: `the plan does not recommend converting (net ${fmtSavingsPct(cp.net.savings_pct)} chars)` };

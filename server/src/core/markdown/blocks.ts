@@ -8,7 +8,7 @@
  * a letter or digit falls back to a raw block, so lossless coverage is 1.0 by
  * construction.
  */
-import { sentences } from './text';
+import { indentOf, sentences } from './text';
 import { pushAll } from '../arrays';
 import { blockParser, type Token } from './parser';
 import { LineIndex } from '../lineIndex';
@@ -131,17 +131,6 @@ interface Ctx {
 
 function linesText(ctx: Ctx, from: number, to: number): string {
   return ctx.lines.slice(from, to).join('\n');
-}
-
-function lineIndent(line: string): { cols: number; chars: number } {
-  let cols = 0;
-  let i = 0;
-  for (; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (c === 32) cols++;
-    else break;
-  }
-  return { cols, chars: i };
 }
 
 /** Finds the index of the matching close token for an open token at index i. */
@@ -322,16 +311,16 @@ function listItemContent(s: SliceParse, inner: Token[], first: string, iFrom: nu
   if (inner.length === 3 && inner[0]!.type === 'paragraph_open' && inner[1]!.type === 'inline') return joinSoftBreaks(inner[1]!.content);
   // Complex item: its source, marker removed and de-indented to the content column.
   if (/\t/.test(s.text(iFrom, iTo))) return null;
-  const ind = lineIndent(first);
+  const ind = indentOf(first);
   const markerLen = ordered ? (/^\d{1,9}[.)]/.exec(first.slice(ind.chars))?.[0].length ?? 2) : 1;
   const afterMarker = first.slice(ind.chars + markerLen);
-  const sp = lineIndent(afterMarker);
+  const sp = indentOf(afterMarker);
   if (afterMarker.trim() === '') return null;
   const contentCol = ind.cols + markerLen + (sp.cols > 4 ? 1 : sp.cols);
   const parts = [afterMarker.slice(sp.cols > 4 ? 1 : sp.chars)];
   for (let l = iFrom + 1; l < iTo; l++) {
     const line = s.lines[l]!;
-    const li = lineIndent(line);
+    const li = indentOf(line);
     parts.push(line.slice(Math.min(li.chars, contentCol)));
   }
   return parts.join('\n');
@@ -376,7 +365,7 @@ function listBlock(s: SliceParse, at: At): Extracted {
     itemUnits.push({
       text: content.replace(/\s+/g, ' ').trim(),
       source: 'item',
-      start: s.raw.lineStart(iFrom) + lineIndent(first).chars,
+      start: s.raw.lineStart(iFrom) + indentOf(first, false).chars, // spaces only: a tab ends the item's indent here
       end: s.raw.contentEnd(iTo - 1),
       lineStart: iFrom,
       lineEnd: iTo - 1,

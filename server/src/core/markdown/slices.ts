@@ -9,7 +9,7 @@
  * paragraph that a setext underline would turn into a heading. Its answers are
  * checked against markdown-it's block parse by property tests.
  */
-import { detach } from './text';
+import { detach, indentOf } from './text';
 import { LineIndex } from '../lineIndex';
 
 /** One contiguous piece of the source. Slices tile the source exactly. */
@@ -44,19 +44,6 @@ const HTML_7 = new RegExp(String.raw`^(?:<[A-Za-z][A-Za-z0-9-]*${ATTR}*\s*\/?>|<
 
 type HtmlEnd = RegExp | 'blank';
 
-
-/** Leading whitespace measured in columns (tabs to the next multiple of 4) and in characters. */
-function indentOf(line: string): { cols: number; chars: number } {
-  let cols = 0;
-  let i = 0;
-  for (; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (c === 32) cols++;
-    else if (c === 9) cols += 4 - (cols % 4);
-    else break;
-  }
-  return { cols, chars: i };
-}
 
 /** Removes `cols` columns of leading whitespace (tabs expanded) from a line. */
 function stripCols(line: string, cols: number): string {

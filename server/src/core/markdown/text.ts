@@ -6,6 +6,22 @@
  * characters when the word ends in ".b". These scan every character a bounded number of times.
  */
 
+/**
+ * A line's leading whitespace, in columns and in characters: spaces, and tabs to the next multiple of 4
+ * (CommonMark's tab stop); with `tabs` false a tab ends it like any other character.
+ */
+export function indentOf(line: string, tabs = true): { cols: number; chars: number } {
+  let cols = 0;
+  let i = 0;
+  for (; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 32) cols++;
+    else if (c === 9 && tabs) cols += 4 - (cols % 4);
+    else break;
+  }
+  return { cols, chars: i };
+}
+
 /** Whether a UTF-16 code unit is whitespace as the regex class `\s` defines it. */
 export function isSpaceCode(c: number): boolean {
   if (c === 32 || (c >= 9 && c <= 13)) return true;
