@@ -127,6 +127,8 @@ interface Ctx {
   lines: string[];
   /** Offsets of each normalized line in the raw slice text. */
   raw: LineIndex;
+  /** The raw offset of column `col` of normalized line `line` (line 0 lost a BOM, if the slice has one). */
+  offset(line: number, col: number): number;
 }
 
 function linesText(ctx: Ctx, from: number, to: number): string {
@@ -175,8 +177,8 @@ function sentenceUnits(ctx: Ctx, text: string, lineFrom: number, lineTo: number,
     out.push({
       text: s,
       source: 'sentence',
-      start: ctx.raw.lineStart(start.line) + start.col,
-      end: ctx.raw.lineStart(end.line) + endCol,
+      start: ctx.offset(start.line, start.col),
+      end: ctx.offset(end.line, endCol),
       lineStart: start.line,
       lineEnd: end.line,
     });
@@ -222,6 +224,10 @@ class SliceParse implements Ctx {
       bodyIsOneParagraph: false,
       lines: this.raw,
     };
+  }
+
+  offset(line: number, col: number): number {
+    return this.raw.lineStart(line) + col + (line === 0 && this.raw.text.charCodeAt(0) === 0xfeff ? 1 : 0);
   }
 
   text(from: number, to: number): string {
@@ -365,7 +371,7 @@ function listBlock(s: SliceParse, at: At): Extracted {
     itemUnits.push({
       text: content.replace(/\s+/g, ' ').trim(),
       source: 'item',
-      start: s.raw.lineStart(iFrom) + indentOf(first, false).chars, // spaces only: a tab ends the item's indent here
+      start: s.offset(iFrom, indentOf(first, false).chars), // spaces only: a tab ends the item's indent here
       end: s.raw.contentEnd(iTo - 1),
       lineStart: iFrom,
       lineEnd: iTo - 1,
