@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { LineIndex } from '../../server/src/core/lineIndex';
+import { anchorLineCount, anchorLineText, lineRangeOffsets } from '../../server/src/core/report/text';
 
 const lineText = fc.array(fc.constantFrom('a', 'b', ' ', '\t', '#', '\uFEFF', 'é', '😀', '\n', '\r', '\r\n'), { maxLength: 40 }).map((a) => a.join(''));
 
@@ -45,4 +46,36 @@ test('positionAt and offsetAt round-trip on every offset that is not inside a \\
     }),
     { numRuns: 300 },
   );
+});
+
+test("a report's line anchors: line 1 starts after a BOM, a final terminator opens no line (generated text)", () => {
+  fc.assert(
+    fc.property(fc.boolean(), lineText, fc.nat({ max: 12 }), fc.nat({ max: 12 }), (withBom, generated, a, b) => {
+      const text = (withBom ? '\uFEFF' : '') + generated;
+      const lines = new LineIndex(text);
+      const bom = text.startsWith('\uFEFF');
+      const body = text.slice(bom ? 1 : 0);
+      // Reference: the body's lines after the BOM, split on \r\n, \n and \r, without the empty one after a final break.
+      const parts = body === '' ? [] : body.split(/\r\n|\n|\r/);
+      if (/[\r\n]$/.test(body)) parts.pop();
+      assert.equal(anchorLineCount(lines), parts.length);
+      const starts: number[] = [];
+      let at = bom ? 1 : 0;
+      for (const p of parts) {
+        starts.push(at);
+        at += p.length;
+        at += text.startsWith('\r\n', at) ? 2 : at < text.length ? 1 : 0;
+      }
+      parts.forEach((p, k) => assert.equal(anchorLineText(lines, k), p));
+      const [from, to] = [Math.min(a, b), Math.max(a, b)];
+      const r = lineRangeOffsets(lines, from, to);
+      if (from < 1 || to > parts.length) assert.equal(r, undefined);
+      else {
+        const next = to < parts.length ? starts[to]! : text.length;
+        assert.deepEqual(r, { start: starts[from - 1]!, contentEnd: starts[to - 1]! + parts[to - 1]!.length, next });
+      }
+    }),
+    { numRuns: 1000 },
+  );
+  assert.equal(anchorLineCount(new LineIndex('\uFEFF')), 0, 'a text that is only a BOM has no lines');
 });

@@ -41,7 +41,8 @@ import { locateProjectRoot, notARegularFile, resolveInsideRoot, type ReportLocat
 import { deriveSafetyTier, type GitState, type SafetyTier } from './safetyTier';
 import { KIND_CHARACTERIZATION, LIFECYCLE_KINDS, entriesOf, get, isKind, isObj, lifecycleOfEdit, lineAnchor, str, type ExactEditKind, type Obj } from './shape';
 import { checkDedupeSpans, readTargetContent, type TargetContent } from './target';
-import { eolOf, isSha256Hex, lineRangeOffsets, lineSpans } from './text';
+import { anchorLineCount, anchorLineText, eolOf, isSha256Hex, lineRangeOffsets } from './text';
+import { LineIndex } from '../lineIndex';
 
 export type TierAllowed = 'auto' | 'confirm' | 'all';
 
@@ -202,10 +203,11 @@ function anchoredRange(ctx: KindContext): { text: string; start: number; content
   if (text === undefined) return fail('not-applicable', `${ctx.rel} is not UTF-8 text`);
   const a = lineAnchor(ctx.ee.anchor);
   if (!a) return fail('invalid-entry', 'anchor has no start_line/end_line');
-  const spans = lineSpans(text);
-  const r = lineRangeOffsets(spans, a.start, a.end);
-  if (!r) return fail('mismatch', `anchor lines ${a.start}–${a.end} are outside ${ctx.rel}'s ${spans.length} lines`);
-  return { text, ...r, startLine: a.start, endLine: a.end, lineCount: spans.length };
+  const lines = new LineIndex(text);
+  const count = anchorLineCount(lines);
+  const r = lineRangeOffsets(lines, a.start, a.end);
+  if (!r) return fail('mismatch', `anchor lines ${a.start}–${a.end} are outside ${ctx.rel}'s ${count} lines`);
+  return { text, ...r, startLine: a.start, endLine: a.end, lineCount: count };
 }
 
 function isPlan(v: unknown): v is KindPlan {
@@ -300,11 +302,12 @@ function planInsertFrontmatter(ctx: KindContext): KindPlan {
   if (value === undefined) return fail('invalid-entry', 'frontmatter value cannot be written as one YAML line');
   const eol = eolOf(text);
   const bom = text.startsWith('\uFEFF') ? 1 : 0;
-  const spans = lineSpans(text);
-  const lineText = (k: number) => text.slice(spans[k]!.start, spans[k]!.end); // line 1 starts after a BOM
-  if (spans.length > 0 && lineText(0) === '---') {
+  const lines = new LineIndex(text);
+  const count = anchorLineCount(lines);
+  const lineText = (k: number) => anchorLineText(lines, k); // line 1 starts after a BOM
+  if (count > 0 && lineText(0) === '---') {
     let close = -1;
-    for (let k = 1; k < spans.length; k++) {
+    for (let k = 1; k < count; k++) {
       const t = lineText(k);
       if (t === '---' || t === '...') {
         close = k;
@@ -319,7 +322,7 @@ function planInsertFrontmatter(ctx: KindContext): KindPlan {
       if (m[1]!.trim() === value) return fail('already-applied', `${ctx.rel} already has ${key}: ${value}`);
       return fail('mismatch', `${ctx.rel} already has ${key} with another value; replacing it would lose that value`);
     }
-    const at = spans[close]!.start;
+    const at = lines.lineStart(close);
     // The line before the closing fence may lack a break only if it is the opening fence, which has one.
     return { ok: true, changes: [editChange(ctx, [{ start: at, end: at, newText: `${key}: ${value}${eol}` }])], summary: `Add ${key}: ${value} to ${ctx.rel}'s frontmatter` };
   }

@@ -4,4 +4,4 @@ export { unsafePathReason, resolveInsideRoot, locateProjectRoot, isInside, type 
 export { planExactEdit, isSafetyRefusal, yamlScalar, type PlanOptions, type PlanResult, type RefusalCode, type TierAllowed } from './exactEdit';
 export { reportLenses, locatedReportLenses, planApplyAllAuto, planBatch, APPLY_EDIT_COMMAND, type ReportLens, type LocatedReportLens, type ApplyEditArgs, type BatchPlan, type BatchApplied, type BatchSkipped } from './lenses';
 export { applyTextEdits, writtenPaths, type FileChange, type TextEdit, type WorkspaceWriter } from './changes';
-export { sha256Hex, lineSpans } from './text';
+export { sha256Hex } from './text';

@@ -1,7 +1,8 @@
 /** Reading the files a report's exact_edits point at, through the WorkspaceReader only. */
 import type { WorkspaceReader } from '../types';
 import type { ResolvedPath } from './paths';
-import { decodeUtf8, lineRangeOffsets, lineSpans, sha256Hex } from './text';
+import { anchorLineCount, decodeUtf8, lineRangeOffsets, sha256Hex } from './text';
+import { LineIndex } from '../lineIndex';
 
 /** What an exact_edit would edit right now. */
 export interface TargetContent {
@@ -45,12 +46,12 @@ export function checkDedupeSpans(
   canonical: { start: number; end: number },
   sameFile: boolean,
 ): SpanCheck {
-  const spans = lineSpans(text);
-  const a = lineRangeOffsets(spans, anchor.start, anchor.end);
-  if (!a) return { ok: false, code: 'anchor-out-of-range', which: 'anchor', reason: `lines ${anchor.start}–${anchor.end} are outside the file's ${spans.length} lines` };
-  const cSpans = sameFile ? spans : lineSpans(canonicalText);
-  const c = lineRangeOffsets(cSpans, canonical.start, canonical.end);
-  if (!c) return { ok: false, code: 'anchor-out-of-range', which: 'canonical_ref', reason: `canonical lines ${canonical.start}–${canonical.end} are outside its ${cSpans.length} lines` };
+  const lines = new LineIndex(text);
+  const a = lineRangeOffsets(lines, anchor.start, anchor.end);
+  if (!a) return { ok: false, code: 'anchor-out-of-range', which: 'anchor', reason: `lines ${anchor.start}–${anchor.end} are outside the file's ${anchorLineCount(lines)} lines` };
+  const cLines = sameFile ? lines : new LineIndex(canonicalText);
+  const c = lineRangeOffsets(cLines, canonical.start, canonical.end);
+  if (!c) return { ok: false, code: 'anchor-out-of-range', which: 'canonical_ref', reason: `canonical lines ${canonical.start}–${canonical.end} are outside its ${anchorLineCount(cLines)} lines` };
   if (sameFile && anchor.start <= canonical.end && canonical.start <= anchor.end) {
     return { ok: false, code: 'dedupe-not-duplicate', which: 'canonical_ref', reason: 'the removed span overlaps its canonical_ref' };
   }

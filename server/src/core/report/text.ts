@@ -1,5 +1,6 @@
-/** Bytes, hashes and line spans of the files a report edits. */
+/** Bytes, hashes and line anchors of the files a report edits. */
 import { createHash } from 'node:crypto';
+import type { LineIndex } from '../lineIndex';
 
 /** Lowercase hex SHA-256 of bytes, or of a string's UTF-8 encoding. */
 export function sha256Hex(data: Uint8Array | string): string {
@@ -22,45 +23,30 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
   }
 }
 
-/** One line of a text: [start, end) without its terminator, [start, next) with it. */
-export interface LineSpan {
-  start: number;
-  /** End of the line's content (before "\n", "\r\n" or "\r"). */
-  end: number;
-  /** Start of the next line (after the terminator), or the text length. */
-  next: number;
+/**
+ * The number of lines of a report's target as its 1-based anchors count them: the LineIndex's spans (a final
+ * terminator ends the last line rather than starting an empty one; an empty text has none), and a leading BOM
+ * belongs to no line (line 1 starts after it; a text that is only a BOM has no lines).
+ */
+export function anchorLineCount(lines: LineIndex): number {
+  return lines.text === '\uFEFF' ? 0 : lines.spanCount;
 }
 
-/**
- * The lines of a text as an editor counts them ("\n", "\r\n" or a lone "\r" end a line).
- * A final terminator ends the last line rather than starting an empty one; an empty text has no lines.
- * A leading U+FEFF (BOM) is skipped.
- */
-export function lineSpans(text: string): LineSpan[] {
-  const spans: LineSpan[] = [];
-  // A leading BOM belongs to no line: removing line 1 keeps it, and it never makes two spans differ.
-  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let start = bom;
-  for (let i = bom; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || c === 13) {
-      const end = i;
-      if (c === 13 && text.charCodeAt(i + 1) === 10) i++;
-      spans.push({ start, end, next: i + 1 });
-      start = i + 1;
-    }
-  }
-  if (start < text.length) spans.push({ start, end: text.length, next: text.length });
-  return spans;
+/** Offset of 0-based line `k`'s first character, after a leading BOM on the first line. */
+function anchorLineStart(lines: LineIndex, k: number): number {
+  return k === 0 && lines.text.charCodeAt(0) === 0xfeff ? 1 : lines.lineStart(k);
+}
+
+/** 0-based line `k`'s text without its terminator (the first line without a leading BOM). */
+export function anchorLineText(lines: LineIndex, k: number): string {
+  return lines.text.slice(anchorLineStart(lines, k), lines.contentEnd(k));
 }
 
 /** The offsets of the 1-based inclusive line range, or undefined when it is out of range. */
-export function lineRangeOffsets(spans: LineSpan[], startLine: number, endLine: number): { start: number; contentEnd: number; next: number } | undefined {
+export function lineRangeOffsets(lines: LineIndex, startLine: number, endLine: number): { start: number; contentEnd: number; next: number } | undefined {
   if (!Number.isSafeInteger(startLine) || !Number.isSafeInteger(endLine)) return undefined;
-  if (startLine < 1 || endLine < startLine || endLine > spans.length) return undefined;
-  const first = spans[startLine - 1]!;
-  const last = spans[endLine - 1]!;
-  return { start: first.start, contentEnd: last.end, next: last.next };
+  if (startLine < 1 || endLine < startLine || endLine > anchorLineCount(lines)) return undefined;
+  return { start: anchorLineStart(lines, startLine - 1), contentEnd: lines.contentEnd(endLine - 1), next: lines.lineEnd(endLine - 1) };
 }
 
 /** The text's line terminator style ("\r\n" when its first terminator is one, else "\n"). */

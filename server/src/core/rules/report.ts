@@ -41,7 +41,8 @@ import {
 } from '../report/shape';
 import { locateProjectRoot, notARegularFile, resolveInsideRoot, unsafePathReason, type ReportLocation } from '../report/paths';
 import { checkDedupeSpans, readTargetContent } from '../report/target';
-import { isSha256Hex, lineSpans } from '../report/text';
+import { anchorLineCount, isSha256Hex } from '../report/text';
+import { LineIndex } from '../lineIndex';
 import { ruleCode, type DiagnosticCode } from '../codes';
 import { findingOf, pushFindings, type Rule, type RuleHit } from './rule';
 import { pushAll } from '../arrays';
@@ -636,7 +637,7 @@ function liveEntryFindings(loc: ReportLocation, entry: Obj, ee: Obj, i: number, 
     return out;
   }
   if (content.text === undefined) return out;
-  const lineCount = lineSpans(content.text).length;
+  const lineCount = anchorLineCount(new LineIndex(content.text));
   const anchor = lineAnchor(ee.anchor);
   if (anchor && anchor.start >= 1 && anchor.start <= anchor.end && anchor.end > lineCount) {
     out.push(live('report/anchor-out-of-range', `end_line ${anchor.end} is beyond the last line (${lineCount}) of ${rel}`, [...at, 'anchor', 'end_line']));
