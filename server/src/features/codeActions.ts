@@ -18,6 +18,7 @@ import type { FeatureContext, FeatureModule } from './feature';
 import { FIX_ALL_KIND } from './protocol';
 import { applyFixesToText, fixToLspEdits, lspRangeToOffsets, minimalReplaceEdit } from './convert';
 import { toLspDiagnostic } from './diagnostics';
+import { contentModified, untilCancelled } from './timeSlice';
 import { isJsonDocument, jsonAnalyzer } from './jsonDocuments';
 import type { ToonLensSettings } from './settings';
 import { pushAll } from '../core/arrays';
@@ -103,7 +104,7 @@ export const codeActionsFeature: FeatureModule = {
   capabilities: () => ({ codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] } }),
   create(ctx) {
     return {
-      async codeActions(doc, params) {
+      async codeActions(doc, params, token) {
         if (!isJsonDocument(doc)) return undefined;
         const only = params.context.only;
         const quick = wantsKind(only, CodeActionKind.QuickFix);
@@ -111,7 +112,12 @@ export const codeActionsFeature: FeatureModule = {
         const all = wantsKind(only, FIX_ALL_KIND);
         if (!quick && !all) return undefined;
         const settings = await ctx.settings.forDocument(doc.uri);
+        const version = doc.version;
+        // A large report is checked on the JSON worker: wait for that check (cancellable) rather than
+        // checking it a second time in-thread; a new version meanwhile answers ContentModified.
+        await untilCancelled(jsonAnalyzer(ctx).analyzeAsync(ctx.documents.get(doc.uri) ?? doc, settings), token);
         const current = ctx.documents.get(doc.uri) ?? doc;
+        if (current.version !== version) throw contentModified();
         const actions: CodeAction[] = [];
         if (quick) pushAll(actions, ctx.guard('quick fixes', doc.uri, () => quickFixes(ctx, current, settings, params), []));
         if (all) {

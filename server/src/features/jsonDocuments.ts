@@ -12,7 +12,8 @@ import type { ToonLensSettings } from './settings';
 import { toLspDiagnostic } from './diagnostics';
 import type { KnownDocument } from '../core/hover';
 import { TokenIndex } from '../core/json/locate';
-import { JsonWorkerClient } from '../node/jsonWorkerClient';
+import { JsonWorkerClient, type JobHooks } from '../node/jsonWorkerClient';
+import { beginBackgroundProgress, shortName } from './progress';
 import type { WorkerWorkspace } from '../node/jsonWorkerProtocol';
 import { serverWork } from './idle';
 
@@ -121,6 +122,7 @@ export class JsonAnalyzer {
       this.worker.run(
         { op: 'check', text: doc.getText(), fsPath: opts.fsPath, settings: opts.settings, workspace: this.workerWorkspace(doc.uri) },
         () => this.ctx.documents.get(doc.uri)?.version === version,
+        this.progressHooks(doc.uri, 'checking'),
       ),
     );
     const live = this.ctx.documents.get(doc.uri);
@@ -135,6 +137,19 @@ export class JsonAnalyzer {
     this.memo.set(doc.uri, m);
     if (this.onDemand?.uri === doc.uri) this.dropOnDemand();
     return this.analyze(live, settings);
+  }
+
+  /**
+   * The hooks of a worker job for a document: past the worker's LONG_JOB_MS (a second) it shows `$/progress`
+   * (`ToonLens: checking big.report.json`) until the job ends, is cancelled or fails.
+   */
+  progressHooks(uri: string, what: string): JobHooks {
+    return {
+      onLong: () => {
+        const p = beginBackgroundProgress(this.ctx, `ToonLens: ${what} ${shortName(uri)}`, 'on the JSON worker');
+        return () => p?.done();
+      },
+    };
   }
 
   /** The workspace view a worker job gets: the folder, trust, and the other open buffers (up to 2 MB each). */
@@ -287,6 +302,9 @@ export function lspDiagnostics(doc: TextDocument, diags: readonly CoreDiagnostic
   });
 }
 
+/** Test-only command (there only when TOONLENS_TEST_COUNTERS is set): the JSON worker's counters (jobs started, cancelled, …). */
+export const WORKER_COUNTERS_COMMAND = 'toonlens.test.jsonWorkerCounters';
+
 /** The one analyzer of a server (shared by the JSON features). */
 export const jsonAnalyzer = onePerServer((ctx) => new JsonAnalyzer(ctx));
 
@@ -304,13 +322,16 @@ export const jsonDiagnosticsFeature: FeatureModule = {
       for (const d of reports) analyzer.forget(d.uri);
       ctx.refreshDiagnostics(undefined, (d) => reports.includes(d));
     };
+    // A new version or a close cancels the worker's job for the old one (the worker is stopped mid-check).
     ctx.documents.onDidChangeContent((e) => {
       analyzer.changed(e.document.uri);
+      analyzer.worker.cancelUnwanted();
       refreshReportsExcept(e.document.uri);
     });
     // Closing a buffer makes the disk authoritative again (unsaved edits are gone).
     ctx.documents.onDidClose((e) => {
       analyzer.forget(e.document.uri);
+      analyzer.worker.cancelUnwanted();
       refreshReportsExcept(e.document.uri);
     });
     return {
@@ -323,6 +344,7 @@ export const jsonDiagnosticsFeature: FeatureModule = {
       onDidChangeWatchedFiles() {
         refreshReportsExcept('');
       },
+      ...(process.env.TOONLENS_TEST_COUNTERS ? { commands: { [WORKER_COUNTERS_COMMAND]: () => ({ ...analyzer.worker.counters }) } } : {}),
       dispose() {
         analyzer.worker.dispose();
       },

@@ -4,7 +4,8 @@
  * cache memoizes each slice by its text, so after a keystroke only the edited section is measured again.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { CancellationToken, WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
+import type { CancellationToken } from 'vscode-languageserver/node';
+import { beginBackgroundProgress, shortName, type ProgressContext } from './progress';
 import { EngineCache, runSteps, toonFenceDiagnosticSteps, type EngineOptions, type PlanProgress, type PlanResult, type SectionResult, type TokenFigures } from '../core/markdown/engine';
 import type { CoreDiagnostic } from '../core/types';
 import { contentModified, isCancellation, runSliced, untilCancelled } from './timeSlice';
@@ -237,36 +238,15 @@ interface Progress {
   done(): void;
 }
 
-function shortName(uri: string): string {
-  const path = uri.replace(/[?#].*$/, '');
-  return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1)) || uri;
-}
-
 /** A `$/progress` (window/workDoneProgress) for long work, or nothing when the client has no progress support. */
-function beginProgress(ctx: Pick<FeatureContext, 'createWorkDoneProgress' | 'clientCapabilities' | 'log'> | undefined, title: string): Progress | undefined {
-  if (!ctx?.clientCapabilities.window?.workDoneProgress) return undefined;
-  let handle: WorkDoneProgressServerReporter | undefined;
-  let finished = false;
-  let last = -1;
-  ctx.createWorkDoneProgress().then(
-    (h) => {
-      if (finished) return;
-      handle = h;
-      h.begin(title, 0, undefined, false);
-    },
-    (err: unknown) => ctx.log.warn(`window/workDoneProgress/create failed: ${err instanceof Error ? err.message : String(err)}`),
-  );
+function beginProgress(ctx: ProgressContext | undefined, title: string): Progress | undefined {
+  const p = beginBackgroundProgress(ctx, title);
+  if (!p) return undefined;
   return {
     report(done, total) {
-      const pct = total > 0 ? Math.floor((100 * done) / total) : 0;
-      if (!handle || pct === last) return;
-      last = pct;
-      handle.report(pct, `${fmtInt(Math.ceil(done / 2))} of ${fmtInt(Math.ceil(total / 2))} sections`);
+      p.report(total > 0 ? (100 * done) / total : 0, `${fmtInt(Math.ceil(done / 2))} of ${fmtInt(Math.ceil(total / 2))} sections`);
     },
-    done() {
-      finished = true;
-      handle?.done();
-    },
+    done: () => p.done(),
   };
 }
 

@@ -26,6 +26,7 @@ import { missingFolders, pathExists, removeEmptyFolders } from '../node/createdF
 import type { FeatureContext, FeatureModule } from './feature';
 import { isJsonDocument, jsonAnalyzer, OFF_THREAD_MIN_CHARS, type JsonAnalyzer } from './jsonDocuments';
 import { CHANGE_DELAY_MS } from './diagnostics';
+import { contentModified, untilCancelled } from './timeSlice';
 import type { ToonLensSettings } from './settings';
 import { COMMANDS, type ConfirmParams } from './protocol';
 import { readRegularFile, readRegularText } from '../node/files';
@@ -381,7 +382,7 @@ async function planReportLenses(ctx: FeatureContext, analyzer: JsonAnalyzer, cur
   const workspace = analyzer.workerWorkspace(current.uri);
   if (fsPath && workspace && current.getText().length > OFF_THREAD_MIN_CHARS) {
     const version = current.version;
-    const reply = await serverWork.track(analyzer.worker.run({ op: 'lenses', text: current.getText(), fsPath, workspace }, () => ctx.documents.get(current.uri)?.version === version));
+    const reply = await serverWork.track(analyzer.worker.run({ op: 'lenses', text: current.getText(), fsPath, workspace }, () => ctx.documents.get(current.uri)?.version === version, analyzer.progressHooks(current.uri, 'planning lenses of')));
     if (reply?.ok && reply.lenses) return toCodeLenses(current, reply.lenses, fsPath);
     if (reply && !reply.ok) ctx.log.error(`JSON worker failed planning lenses for ${current.uri}: ${reply.error}`);
     if (ctx.documents.get(current.uri)?.version !== version) return [];
@@ -530,8 +531,13 @@ export const reportEditsFeature: FeatureModule = {
         [COMMANDS.applyAllAuto]: forgetAfter(COMMANDS.applyAllAuto),
         ...(process.env.TOONLENS_TEST_COUNTERS ? { [LENS_COMPUTATIONS_COMMAND]: () => counters.computations, [LENS_COUNTERS_COMMAND]: () => ({ ...counters }) } : {}),
       },
-      async codeLenses(doc) {
-        const set = await lensesOf(doc);
+      async codeLenses(doc, _params, token) {
+        if (!isJsonDocument(doc)) return [];
+        // A request waiting on the worker: $/cancelRequest answers RequestCancelled at once, a new
+        // version meanwhile ContentModified (the client asks again).
+        const version = doc.version;
+        const set = await untilCancelled(lensesOf(doc), token);
+        if (ctx.documents.get(doc.uri)?.version !== version) throw contentModified();
         if (!set || set.full.length === 0) {
           served.delete(doc.uri);
           sentSets.delete(doc.uri);

@@ -1,0 +1,139 @@
+// #14: the large-JSON worker is cancellable and reports progress. A report over 2 MB is checked on the
+// worker thread; a new version of it or its close stops the running job (the worker is terminated and a
+// fresh one takes the next job), `$/cancelRequest` of a lens request waiting on the job answers
+// RequestCancelled, and a job running past a second shows window/workDoneProgress (create, begin, end) when
+// the client supports it — never when it does not. Observed through the test-only counters
+// (TOONLENS_TEST_COUNTERS) and the harness's record of $/progress; no timings are asserted.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CancellationTokenSource, CodeLensRequest } from 'vscode-languageserver-protocol/node';
+import { LspHarness, REPO_ROOT } from './harness';
+import { repeatedSampleReport } from '../fixtures/report/helpers';
+
+const COUNTERS = 'toonlens.test.jsonWorkerCounters';
+const REQUEST_CANCELLED = -32800;
+
+interface Counters {
+  started: number;
+  completed: number;
+  cancelled: number;
+  dropped: number;
+  workers: number;
+  long: number;
+}
+
+function sampleWorkspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'toonlens-worker-'));
+  cpSync(join(REPO_ROOT, 'test', 'fixtures', 'report', 'sample'), dir, { recursive: true });
+  return dir;
+}
+
+/** A report big enough that its check on the worker runs well past a second on any machine (40 MB, under the 50 MB size limit: the sample's entries repeated). */
+const BIG_BYTES = 40 * 1024 * 1024;
+
+async function withServer(opts: { progress: boolean }, body: (h: LspHarness, dir: string, text: string) => Promise<void>): Promise<void> {
+  const dir = sampleWorkspace();
+  const h = await LspHarness.start({
+    workspaceDir: dir,
+    env: { TOONLENS_TEST_COUNTERS: '1' },
+    ...(opts.progress ? {} : { capabilities: { window: { workDoneProgress: false } } }),
+  });
+  try {
+    await body(h, dir, repeatedSampleReport(dir, BIG_BYTES));
+  } finally {
+    h.kill();
+    await h.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const counters = async (h: LspHarness) => (await h.executeCommand(COUNTERS)) as Counters;
+
+/** Waits (by asking the server) until its counters satisfy `ok`. */
+async function countersUntil(h: LspHarness, ok: (c: Counters) => boolean, what: string, timeoutMs = 120_000): Promise<Counters> {
+  const t0 = performance.now();
+  for (;;) {
+    const c = await counters(h);
+    if (ok(c)) return c;
+    if (performance.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}; counters ${JSON.stringify(c)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The first $/progress begin whose title matches, with its token. */
+function progressBegin(h: LspHarness, title: RegExp, timeoutMs = 120_000) {
+  return h.waitFor(() => h.progress.find((p) => p.value.kind === 'begin' && title.test(p.value.title ?? '')), timeoutMs, () => `a $/progress begin matching ${title}; got ${JSON.stringify(h.progress)}`);
+}
+
+function progressEnd(h: LspHarness, token: string | number, timeoutMs = 30_000) {
+  return h.waitFor(() => h.progress.find((p) => p.token === token && p.value.kind === 'end'), timeoutMs, () => `the end of progress ${token}`);
+}
+
+describe('JSON worker: cancellation and $/progress (#14)', () => {
+  test('a job past a second shows progress; a new version cancels it mid-check and the new version is checked', async () => {
+    await withServer({ progress: true }, async (h, _dir, text) => {
+      const uri = h.open('big.report.json', text, 'json');
+      const begin = await progressBegin(h, /checking big\.report\.json/);
+      assert.ok(h.progressTokens.includes(begin.token), 'window/workDoneProgress/create came first');
+      const during = await counters(h);
+      assert.equal(during.started, 1);
+      assert.equal(during.long, 1);
+      assert.equal(during.completed, 0, 'the first check is still running');
+
+      // A new version (one more space at the end): the running job is stopped.
+      const v2 = h.change(uri, [{ range: { start: { line: 0, character: text.length }, end: { line: 0, character: text.length } }, text: ' ' }]);
+      await progressEnd(h, begin.token);
+      const after = await countersUntil(h, (c) => c.cancelled >= 1, 'the cancellation');
+      assert.equal(after.cancelled, 1);
+      assert.equal(after.completed, 0, 'the old version never answered');
+      // The new version gets its own check on a fresh worker, and its diagnostics.
+      await h.waitForDiagnostics(uri, (_d, v) => v === v2, 240_000);
+      const done = await counters(h);
+      assert.equal(done.started, 2);
+      assert.equal(done.completed, 1);
+      assert.equal(done.workers, 2, 'the terminated worker was replaced');
+      assert.ok(h.alive);
+    });
+  });
+
+  test('$/cancelRequest of a lens request waiting on the job answers RequestCancelled; the server goes on answering', async () => {
+    await withServer({ progress: true }, async (h, _dir, text) => {
+      const uri = h.open('big.report.json', text, 'json');
+      await progressBegin(h, /checking big\.report\.json/);
+      const cts = new CancellationTokenSource();
+      const pending = h.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } }, cts.token);
+      cts.cancel();
+      const code = await pending.then(
+        () => undefined,
+        (err: { code?: number }) => err.code,
+      );
+      assert.equal(code, REQUEST_CANCELLED);
+      // Another document is answered while the job runs on.
+      const small = h.open('small.md', '# Small\n\n- key: value\n- other: thing\n- third: item\n');
+      assert.ok(await h.hover(small, { line: 0, character: 3 }));
+      const c = await counters(h);
+      assert.equal(c.cancelled, 0, 'cancelling one request does not cancel the check the diagnostics still wait on');
+    });
+  });
+
+  test('closing the document cancels its job; a client without workDoneProgress gets no progress', async () => {
+    await withServer({ progress: false }, async (h, _dir, text) => {
+      const uri = h.open('big.report.json', text, 'json');
+      await countersUntil(h, (c) => c.long >= 1, 'a job running past a second');
+      h.close(uri);
+      const c = await countersUntil(h, (x) => x.cancelled >= 1, 'the cancellation');
+      assert.equal(c.completed, 0);
+      assert.equal(h.progressTokens.length, 0, 'no window/workDoneProgress/create');
+      assert.equal(h.progress.length, 0, 'no $/progress');
+      // The worker comes back for the next large document.
+      const again = h.open('again.report.json', text.slice(0, -1) + ' }', 'json');
+      await h.waitForDiagnostics(again, () => true, 240_000);
+      const d = await counters(h);
+      assert.equal(d.completed, 1);
+      assert.equal(d.workers, 2);
+    });
+  });
+});
