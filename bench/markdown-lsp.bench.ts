@@ -108,37 +108,55 @@ async function editRows(mb: number, runs: number, later: number, log: (s: string
 
 const SMALL = '# Small\n\n- key: value\n- other: thing\n- third: item\n';
 
-/** A hover on a small document while a 40 MB document is being measured, against the same hover with nothing else open. */
+/**
+ * A hover on a small document while a 40 MB document is being measured (its first lens request waiting on
+ * the analysis, which has run long enough to report `$/progress`), against the same hover on the idle server
+ * (after one warm-up hover: the busy one also comes after it); then that document's code lenses, still during
+ * the analysis (they must arrive: a run without them throws). Goal: the hover within 2 s (#14).
+ */
 async function hoverDuringAnalysis(runs: number, log: (s: string) => void): Promise<BenchRow[]> {
-  const hoverOnce = async (lsp: LspHarness, name: string) => {
-    const uri = lsp.open(name, SMALL);
+  const hoverOnce = async (lsp: LspHarness, uri: string) => {
     const t0 = performance.now();
     const h = await lsp.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 3 } });
     if (!h) throw new Error('no hover on the small document');
     return performance.now() - t0;
   };
+  const lensesOnce = async (lsp: LspHarness, uri: string) => {
+    const t0 = performance.now();
+    const lenses = await lensesOf(lsp, uri);
+    if (!lenses || lenses.length < 2) throw new Error(`the small document got ${lenses?.length ?? 0} lenses (its plan and section lenses expected)`);
+    return performance.now() - t0;
+  };
   const idle: number[] = [];
   const busy: number[] = [];
+  const idleLenses: number[] = [];
+  const busyLenses: number[] = [];
   const big = markdownDocument(11, 150_000, 40_000_000);
   for (let i = 0; i < runs; i++) {
     const lsp = await LspHarness.start();
     try {
-      idle.push(await hoverOnce(lsp, `idle-${i}.md`));
+      await hoverOnce(lsp, lsp.open(`warm-${i}.md`, SMALL)); // a server's first request loads settings and the tokenizer
+      const idleUri = lsp.open(`idle-${i}.md`, SMALL);
+      idle.push(await hoverOnce(lsp, idleUri));
+      idleLenses.push(await lensesOnce(lsp, idleUri));
       const uri = lsp.open('big.md', big);
       void lensesOf(lsp, uri).catch(() => undefined);
-      // Give the server the document and a turn into its analysis (a first lens request is waiting on it).
-      await lsp.waitFor(() => (lsp.logs.length >= 1 ? true : undefined), 10_000, () => 'ready log');
       // Until the analysis has run long enough to report $/progress: the hover below lands in the middle of it.
-      await lsp.waitFor(() => (lsp.progress.some((p) => p.value.kind === 'begin') ? true : undefined), 60_000, () => 'the analysis $/progress');
-      busy.push(await hoverOnce(lsp, `small-${i}.md`));
-      log(`  hover: idle ${idle[i]!.toFixed(0)} ms, during 40 MB analysis ${busy[i]!.toFixed(0)} ms`);
+      await lsp.waitFor(() => (lsp.progress.some((p) => p.value.kind === 'begin') ? true : undefined), 120_000, () => 'the analysis $/progress');
+      const small = lsp.open(`small-${i}.md`, SMALL);
+      busy.push(await hoverOnce(lsp, small));
+      busyLenses.push(await lensesOnce(lsp, small));
+      const running = !lsp.progress.some((p) => p.value.kind === 'end');
+      log(`  hover: idle ${idle[i]!.toFixed(0)} ms, during 40 MB analysis ${busy[i]!.toFixed(0)} ms; then its lenses ${busyLenses[i]!.toFixed(0)} ms (idle ${idleLenses[i]!.toFixed(0)} ms)${running ? ', the analysis still running' : ''}`);
     } finally {
       lsp.kill();
       await lsp.exited;
     }
   }
+  const mb = (Buffer.byteLength(big) / 1e6).toFixed(0);
   return [
-    row('Markdown', `hover on a small document while a ${(Buffer.byteLength(big) / 1e6).toFixed(0)} MB markdown document is measured`, sample(busy), 'ms', { name: 'the same hover, server idle', value: sample(idle) }, { max: 2000, label: '≤ 2 s', on: 'value' }),
+    row('Markdown', `hover on a small document while a ${mb} MB markdown document is measured`, sample(busy), 'ms', { name: 'the same hover, server idle', value: sample(idle) }, { max: 2000, label: '≤ 2 s', on: 'value' }),
+    row('Markdown', `then that document's code lenses, the ${mb} MB analysis still running`, sample(busyLenses), 'ms', { name: 'the same lenses, server idle', value: sample(idleLenses) }),
   ];
 }
 

@@ -3,6 +3,12 @@
  * several worker processes; prints a summary line per property and a final `N passed, F failed`.
  *
  *   node --import tsx test/fuzz/fuzz.ts --cases 100000 [--seed S] [--jobs J] [--huge] [--only name,prefix/] [--tolerate eof-range]
+ *                                       [--processes W] [--cli-per-workspace K] [--large S]
+ *
+ * After the in-process properties, the process-driving part (processes.ts) runs the BUILT server and CLI over
+ * W generated hostile workspaces (default: cases / 500, between 5 and 200 — 200 for `npm run fuzz`) and over
+ * large inputs at scale S (1 = markdown of ~6 MB with 10^5 sections and JSON of 8–15 MB; default 1 from
+ * 10,000 cases up, else 0.05); `--processes 0` skips it. Build first (`npm run build`).
  *
  * --huge adds 100,000-line sections to the markdown mutations; --tolerate names known issues (each with a
  * failing regression test) that should not stop a property at its first case.
@@ -15,6 +21,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { newStats, properties, tolerate, type Stats } from './properties';
+import { processSummary, runProcessFuzz } from './processes';
 
 export interface PropertyResult {
   name: string;
@@ -173,7 +180,18 @@ async function main(argv: string[]): Promise<number> {
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0);
   console.log(`${passed} passed, ${failed} failed (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
-  return failed ? 1 : 0;
+  const workspaces = Number(arg(argv, 'processes') ?? Math.min(200, Math.max(5, Math.round(cases / 500))));
+  let processFailures = 0;
+  if (workspaces > 0 && !only) {
+    const large = Number(arg(argv, 'large') ?? (cases >= 10_000 ? 1 : 0.05));
+    const cliPerWorkspace = Number(arg(argv, 'cli-per-workspace') ?? 3);
+    console.log(`\nfuzz: the built server and CLI over ${workspaces} hostile workspaces, then large inputs at scale ${large}`);
+    const r = await runProcessFuzz({ workspaces, seed, large, cliPerWorkspace, log: (l) => console.log(l) });
+    console.log(processSummary(r));
+    processFailures = r.failures.length;
+  }
+  console.log(`fuzz total: ${passed} in-process cases passed, ${failed} failed; ${processFailures} process failures (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+  return failed || processFailures ? 1 : 0;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

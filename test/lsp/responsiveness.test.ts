@@ -83,6 +83,7 @@ describe('time-sliced markdown analysis (#14.11)', () => {
       assert.ok(hoverMs < 10_000, `hover answered in ${hoverMs.toFixed(0)} ms`);
       const lenses = await lsp.codeLenses(small);
       assert.ok(lenses && lenses.length >= 2, 'the small document gets its plan and section lenses');
+      assert.ok(!lsp.progress.some((p) => p.value.kind === 'end'), 'both were answered while the 40 MB analysis was still running');
       assert.ok(lsp.alive);
       // An edit supersedes the big document's run: the waiting request learns that its content changed.
       lsp.change(big, text + '\nmore\n');
