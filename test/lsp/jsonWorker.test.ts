@@ -52,16 +52,9 @@ async function withServer(opts: { progress: boolean }, body: (h: LspHarness, dir
 
 const counters = async (h: LspHarness) => (await h.executeCommand(COUNTERS)) as Counters;
 
-/** Waits (by asking the server) until its counters satisfy `ok`. */
-async function countersUntil(h: LspHarness, ok: (c: Counters) => boolean, what: string, timeoutMs = 120_000): Promise<Counters> {
-  const t0 = performance.now();
-  for (;;) {
-    const c = await counters(h);
-    if (ok(c)) return c;
-    if (performance.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}; counters ${JSON.stringify(c)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** The server's log line for a job of `name` that has run past a second / was cancelled (its Output channel). */
+const longLog = (name: string) => new RegExp(`JSON worker: checking ${name.replace(/\./g, '\\.')} has run for over 1 s`);
+const cancelledLog = (name: string) => new RegExp(`JSON worker: cancelled checking ${name.replace(/\./g, '\\.')}`);
 
 /** The first $/progress begin whose title matches, with its token. */
 function progressBegin(h: LspHarness, title: RegExp, timeoutMs = 120_000) {
@@ -86,7 +79,8 @@ describe('JSON worker: cancellation and $/progress (#14)', () => {
       // A new version (one more space at the end): the running job is stopped.
       const v2 = h.change(uri, [{ range: { start: { line: 0, character: text.length }, end: { line: 0, character: text.length } }, text: ' ' }]);
       await progressEnd(h, begin.token);
-      const after = await countersUntil(h, (c) => c.cancelled >= 1, 'the cancellation');
+      await h.waitForLog(cancelledLog('big.report.json'), 30_000);
+      const after = await counters(h);
       assert.equal(after.cancelled, 1);
       assert.equal(after.completed, 0, 'the old version never answered');
       // The new version gets its own check on a fresh worker, and its diagnostics.
@@ -122,9 +116,12 @@ describe('JSON worker: cancellation and $/progress (#14)', () => {
   test('closing the document cancels its job; a client without workDoneProgress gets no progress', async () => {
     await withServer({ progress: false }, async (h, _dir, text) => {
       const uri = h.open('big.report.json', text, 'json');
-      await countersUntil(h, (c) => c.long >= 1, 'a job running past a second');
+      await h.waitForLog(longLog('big.report.json'), 120_000);
+      assert.equal((await counters(h)).long, 1);
       h.close(uri);
-      const c = await countersUntil(h, (x) => x.cancelled >= 1, 'the cancellation');
+      await h.waitForLog(cancelledLog('big.report.json'), 30_000);
+      const c = await counters(h);
+      assert.equal(c.cancelled, 1);
       assert.equal(c.completed, 0);
       assert.equal(h.progressTokens.length, 0, 'no window/workDoneProgress/create');
       assert.equal(h.progress.length, 0, 'no $/progress');

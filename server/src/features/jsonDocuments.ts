@@ -67,11 +67,13 @@ export class JsonAnalyzer {
   private readonly memo = new Map<string, Memo>();
   /** Off-thread checks in flight, per document: shared by every caller asking for that version. */
   private readonly pending = new Map<string, { version: number; settings: ToonLensSettings; promise: Promise<CheckResult> }>();
-  readonly worker = new JsonWorkerClient();
+  readonly worker: JsonWorkerClient;
   /** The one value parsed on demand for a large document, dropped after {@link VALUE_TTL_MS}. */
   private onDemand: { uri: string; version: number; value: unknown; timer: NodeJS.Timeout } | undefined;
 
-  constructor(private readonly ctx: FeatureContext) {}
+  constructor(private readonly ctx: FeatureContext) {
+    this.worker = new JsonWorkerClient(undefined, (m) => ctx.log.info(m));
+  }
 
   /** The options `checkDocument` (and `hoverAt`) get for this document. */
   optionsFor(doc: TextDocument, settings: ToonLensSettings): CheckOptions {
@@ -145,6 +147,7 @@ export class JsonAnalyzer {
    */
   progressHooks(uri: string, what: string): JobHooks {
     return {
+      label: `${what} ${shortName(uri)}`,
       onLong: () => {
         const p = beginBackgroundProgress(this.ctx, `ToonLens: ${what} ${shortName(uri)}`, 'on the JSON worker');
         return () => p?.done();

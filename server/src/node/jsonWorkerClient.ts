@@ -19,6 +19,8 @@ type JobBody = WorkerJob extends infer J ? (J extends WorkerJob ? Omit<J, 'id'> 
 export const LONG_JOB_MS = 1000;
 
 export interface JobHooks {
+  /** What the job is, for the log (`checking big.report.json`). */
+  label?: string;
   /** Called when the job has run {@link LONG_JOB_MS}; the function it returns is called once the job ends, however it ends. */
   onLong?: () => () => void;
 }
@@ -60,7 +62,11 @@ export class JsonWorkerClient {
   private inFlight: Running | undefined;
   readonly counters: WorkerCounters = { started: 0, completed: 0, cancelled: 0, dropped: 0, workers: 0, long: 0 };
 
-  constructor(private readonly script = join(__dirname, 'jsonWorker.js')) {}
+  /** `log` gets one line when a job turns long and when a running job is cancelled (the server's Output). */
+  constructor(
+    private readonly script = join(__dirname, 'jsonWorker.js'),
+    private readonly log: (message: string) => void = () => undefined,
+  ) {}
 
   /** Whether jobs can run off-thread at all. */
   get available(): boolean {
@@ -95,6 +101,7 @@ export class JsonWorkerClient {
     this.worker = undefined; // its exit is expected: not a crash
     void w?.terminate();
     this.counters.cancelled++;
+    this.log(`JSON worker: cancelled ${job.label ?? 'a job'} (its document has a new version or was closed)`);
     this.finish(job, undefined);
   }
 
@@ -140,6 +147,7 @@ export class JsonWorkerClient {
   private long(job: Running): void {
     if (this.inFlight !== job) return;
     this.counters.long++;
+    this.log(`JSON worker: ${job.label ?? 'a job'} has run for over ${LONG_JOB_MS / 1000} s`);
     job.endLong = job.onLong?.();
   }
 
