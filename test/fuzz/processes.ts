@@ -36,7 +36,8 @@ import {
   type Diagnostic,
   type WorkspaceEdit,
 } from 'vscode-languageserver-protocol/node';
-import { LspHarness, REPO_ROOT } from '../lsp/harness';
+import { LspHarness, REPO_ROOT, withTimeout } from '../lsp/harness';
+import { fuzzReportEntry } from './properties';
 import { Rng } from '../../bench/prng';
 import { markdownDocument } from '../../bench/markdown-gen';
 import { planJson } from '../../bench/json-gen';
@@ -193,18 +194,8 @@ function buildReport(rng: Rng, root: string): string {
     const destructive = ch.isDestructive;
     const reversible = ch.isReversible !== false;
     const lc = kind === 'delete' || kind === 'extract-then-delete' ? lifecycle : null;
-    return {
-      path,
-      category: { class: 'stale', subtype: 'completed-in-place' },
-      signals: ['fuzz'],
-      op: 'fuzz',
-      op_type: 'deterministic',
-      is_destructive: destructive,
-      is_reversible: reversible,
-      safety_tier: rng.chance(0.8) ? deriveSafetyTier('deterministic', destructive, reversible, lc as never, null) : rng.pick(['auto', 'confirm']),
-      token_estimate: { raw_tokens: 1 },
-      exact_edit: exact,
-    };
+    const tier = rng.chance(0.8) ? deriveSafetyTier('deterministic', destructive, reversible, lc as never, null) : rng.pick(['auto', 'confirm']);
+    return fuzzReportEntry(path, exact, destructive, reversible, tier);
   });
   return JSON.stringify(
     {
@@ -493,16 +484,6 @@ function judgeCli(name: string, c: CliCase, r: Run, w?: Workspace): string[] {
 }
 
 // ---------------------------------------------------------------- the run
-
-function withTimeout<T>(p: Thenable<T> | Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    Promise.resolve(p).finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer after ${ms} ms`)), ms);
-    }),
-  ]);
-}
 
 /** Every file URI a workspace edit touches (text edits, creates, renames from and to, deletes). */
 function editTargets(edit: WorkspaceEdit): string[] {

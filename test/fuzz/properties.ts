@@ -368,6 +368,22 @@ const entryArb = fc.record({
   tier: fc.constantFrom('auto', 'confirm'),
 });
 
+/** A docs-hygiene report entry around an `exact_edit` (shared with the process fuzz, processes.ts). */
+export function fuzzReportEntry(path: string, exact: Record<string, unknown>, destructive: boolean, reversible: boolean, tier: string) {
+  return {
+    path,
+    category: { class: 'stale', subtype: 'completed-in-place' },
+    signals: ['fuzz'],
+    op: 'fuzz',
+    op_type: 'deterministic',
+    is_destructive: destructive,
+    is_reversible: reversible,
+    safety_tier: tier,
+    token_estimate: { raw_tokens: 1 },
+    exact_edit: exact,
+  };
+}
+
 function sha256Of(absPath: string): string | undefined {
   try {
     return createHash('sha256').update(readFileSync(absPath)).digest('hex');
@@ -424,18 +440,7 @@ function containmentProperty(stats: Stats) {
           const reversible = e.honestFlags ? ch.isReversible !== false : e.tier !== 'auto';
           const lifecycle = e.kind === 'delete' || e.kind === 'extract-then-delete' ? e.lifecycle : null;
           const tier = e.honestFlags ? deriveSafetyTier('deterministic', destructive, reversible, lifecycle, null) : e.tier;
-          return {
-            path: e.path,
-            category: { class: 'stale', subtype: 'completed-in-place' },
-            signals: ['fuzz'],
-            op: 'fuzz',
-            op_type: 'deterministic',
-            is_destructive: destructive,
-            is_reversible: reversible,
-            safety_tier: tier,
-            token_estimate: { raw_tokens: 1 },
-            exact_edit: exact,
-          };
+          return fuzzReportEntry(e.path, exact, destructive, reversible, tier);
         }),
         promotion_candidates: [],
       };

@@ -523,7 +523,8 @@ function applyContentChanges(text: string, changes: TextDocumentContentChangeEve
   return out;
 }
 
-function withTimeout<T>(p: Promise<T> | Thenable<T>, ms: number, what: string): Promise<T> {
+/** `p`, or a rejection `<what> timed out after <ms> ms`. */
+export function withTimeout<T>(p: Promise<T> | Thenable<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     Promise.resolve(p).finally(() => clearTimeout(timer)),

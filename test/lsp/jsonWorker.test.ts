@@ -6,36 +6,20 @@
 // (TOONLENS_TEST_COUNTERS) and the harness's record of $/progress; no timings are asserted.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { CancellationTokenSource, CodeLensRequest } from 'vscode-languageserver-protocol/node';
-import { LspHarness, REPO_ROOT } from './harness';
-import { repeatedSampleReport } from '../fixtures/report/helpers';
+import { LspHarness } from './harness';
+import { copySampleWorkspace, repeatedSampleReport } from '../fixtures/report/helpers';
+import type { WorkerCounters } from '../../server/src/node/jsonWorkerClient';
 
 const COUNTERS = 'toonlens.test.jsonWorkerCounters';
 const REQUEST_CANCELLED = -32800;
-
-interface Counters {
-  started: number;
-  completed: number;
-  cancelled: number;
-  dropped: number;
-  workers: number;
-  long: number;
-}
-
-function sampleWorkspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'toonlens-worker-'));
-  cpSync(join(REPO_ROOT, 'test', 'fixtures', 'report', 'sample'), dir, { recursive: true });
-  return dir;
-}
 
 /** A report big enough that its check on the worker runs well past a second on any machine (40 MB, under the 50 MB size limit: the sample's entries repeated). */
 const BIG_BYTES = 40 * 1024 * 1024;
 
 async function withServer(opts: { progress: boolean }, body: (h: LspHarness, dir: string, text: string) => Promise<void>): Promise<void> {
-  const dir = sampleWorkspace();
+  const dir = copySampleWorkspace('toonlens-worker-');
   const h = await LspHarness.start({
     workspaceDir: dir,
     env: { TOONLENS_TEST_COUNTERS: '1' },
@@ -50,7 +34,7 @@ async function withServer(opts: { progress: boolean }, body: (h: LspHarness, dir
   }
 }
 
-const counters = async (h: LspHarness) => (await h.executeCommand(COUNTERS)) as Counters;
+const counters = async (h: LspHarness) => (await h.executeCommand(COUNTERS)) as WorkerCounters;
 
 /** The server's log line for a job of `name` that has run past a second / was cancelled (its Output channel). */
 const longLog = (name: string) => new RegExp(`JSON worker: checking ${name.replace(/\./g, '\\.')} has run for over 1 s`);
