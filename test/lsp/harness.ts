@@ -147,7 +147,15 @@ export class LspHarness {
     this.process.stderr!.on('data', (chunk: string) => {
       this.stderr += chunk;
     });
-    this.connection = createProtocolConnection(new StreamMessageReader(this.process.stdout!), new StreamMessageWriter(this.process.stdin!));
+    const reader = new StreamMessageReader(this.process.stdout!);
+    this.connection = createProtocolConnection(reader, new StreamMessageWriter(this.process.stdin!));
+    // A server killed in the middle of writing a message leaves the reader a partial message, whose
+    // warning timer re-arms itself every 10 s forever and keeps the test process from exiting: once every
+    // stdio stream of the server is closed, nothing more can arrive, so stop it.
+    this.process.on('close', () => {
+      reader.partialMessageTimeout = 0;
+      (reader as unknown as { clearPartialMessageTimer?: () => void }).clearPartialMessageTimer?.();
+    });
     this.wire();
     this.connection.listen();
   }
