@@ -20,7 +20,7 @@ import type { FeatureModule } from './feature';
 import { toLspDiagnostic } from './diagnostics';
 import { charsChange, fmtInt, isMarkdownDocument, isToonDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
 import type { StatusParams } from './protocol';
-import { contentModified, runSliced } from './timeSlice';
+import { contentModified, nextTurn, runSliced } from './timeSlice';
 import type { CoreDiagnostic } from '../core/types';
 
 /** Core diagnostics → LSP, as steps (a large document has thousands: converted in time-sliced turns). */
@@ -70,16 +70,21 @@ export const markdownDiagnosticsFeature: FeatureModule = {
             throw err;
           }
           ctx.setStatus(planStatus(doc.uri, plan));
-          // The fences of the plan's slices, checked once per slice text and time-sliced (never a whole-text parse).
-          const fences = await plans.fenceDiagnostics(doc, plan);
           // A newer version arriving meanwhile (typing) supersedes this run (its own run publishes): it stops at
           // its next turn instead of delaying the lenses of the version being typed.
           const superseded = () => {
             const open = ctx.documents.get(doc.uri);
             return open && open.version !== doc.version ? contentModified() : undefined;
           };
+          // The lens and hover requests waiting on the same plan are answered first (they resume within this
+          // turn; this run resumes on the next one).
+          await nextTurn();
           const early = superseded();
           if (early) throw early;
+          // The fences of the plan's slices, checked once per slice text and time-sliced (never a whole-text parse).
+          const fences = await plans.fenceDiagnostics(doc, plan);
+          const late = superseded();
+          if (late) throw late;
           return runSliced(toLspSteps(doc, markdownDiagnostics(text, plan, fences)), superseded);
         },
       },

@@ -340,6 +340,13 @@ interface StandaloneSection {
   segment: string;
   /** The hybrid assembly's check of `segment`, once made (see assembleHybrid). */
   segmentOk?: boolean;
+  /** The section's token figures, once read (the same for every position the slice is planned at). */
+  figures?: TokenFigures;
+  /**
+   * What the last plan built for this section at one slice object: a later plan whose slicing kept that very
+   * object (the slices before an edit) reuses the section and its row instead of building them again.
+   */
+  placed?: { slice: Slice; section: SectionResult; row: PlanSection; action: 'convert' | 'keep' };
 }
 
 /** Extra characters CRLF line ends add to `t` beyond those they add to `ref` (0 in LF documents). */
@@ -421,7 +428,7 @@ function shiftVerdict(v: VerdictV1, s: Slice): VerdictV1 {
   return withFields(v, { warnings: v.warnings.map((w) => shiftWarning(w, s.charStart, s.lineStart - 1)) });
 }
 
-function buildPlan(d: DocAnalysis, opts: EngineOptions): PlanResult {
+function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (StandaloneSection | undefined)[]): PlanResult {
   const lossOpts: EngineOptions = { ...opts, mode: 'lossless' };
   const sections: SectionResult[] = [];
   const rows: PlanSection[] = [];
@@ -439,24 +446,33 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions): PlanResult {
       rows.push({ heading: null, kind: 'frontmatter', range, profile: null, verdict: null, action: 'keep', measured_chars: null, warnings: [], safe_to_auto_apply: false });
       return;
     }
-    const st = standaloneSection(a, lossOpts, okey);
+    const st = standalones?.[i] ?? standaloneSection(a, lossOpts, okey);
+    const placed = st.placed;
+    if (placed && placed.slice === s) {
+      sections.push(placed.section);
+      rows.push(placed.row);
+      segments.push(placed.action === 'convert' ? st.segment : null);
+      memos.push(st);
+      return;
+    }
     const v = shiftVerdict(st.verdict, s);
     const action = sectionAction(v.verdict, v.flags.valid, st.candidate !== null);
-    let figures: TokenFigures | undefined;
-    // Counted on first read (an enumerable accessor, memoized): lenses and hovers read it, plans need not.
-    sections.push({
+    // Counted on first read (an enumerable accessor, memoized with the section's standalone verdict, whose
+    // token_estimates the shifted copy shares): lenses and hovers read it, plans need not.
+    const section: SectionResult = {
       slice: s,
       verdict: v,
       candidate: st.candidate,
       action,
       get tokens(): TokenFigures {
-        return (figures ??= tokenFigures(v, tok));
+        return (st.figures ??= tokenFigures(v, tok));
       },
       analysis: a,
-    });
+    };
+    sections.push(section);
     segments.push(action === 'convert' ? st.segment : null);
     memos.push(st);
-    rows.push({
+    const row: PlanSection = {
       heading: s.kind === 'section' ? a.parsed?.heading?.text ?? s.heading : null,
       kind: s.kind,
       range,
@@ -466,7 +482,9 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions): PlanResult {
       measured_chars: v.measured_chars,
       warnings: v.warnings,
       safe_to_auto_apply: v.safe_to_auto_apply,
-    });
+    };
+    rows.push(row);
+    st.placed = { slice: s, section, row, action };
   });
   const assembly = assembleHybrid(
     d.text,
@@ -665,11 +683,12 @@ export class EngineCache {
     // Each section's standalone verdict (memoized on its analysis) is what the plan spends most on.
     const lossOpts: EngineOptions = { ...opts, mode: 'lossless' };
     const key = optionsKey(lossOpts);
+    const standalones: (StandaloneSection | undefined)[] = [];
     for (let i = 0; i < slices.length; i++) {
-      if (slices[i]!.kind !== 'frontmatter') standaloneSection(analyses[i]!, lossOpts, key);
+      standalones.push(slices[i]!.kind !== 'frontmatter' ? standaloneSection(analyses[i]!, lossOpts, key) : undefined);
       yield { done: slices.length + i + 1, total };
     }
-    const result = buildPlan({ text, slices, analyses, duplicateMemo: this.duplicateMemo }, opts);
+    const result = buildPlan({ text, slices, analyses, duplicateMemo: this.duplicateMemo }, opts, standalones);
     // The generation turns over: the cache now holds exactly this version's slices.
     this.gen = next;
     this.fresh = new Map();
