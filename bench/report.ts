@@ -79,12 +79,16 @@ How each figure is taken (\`bench/index.ts\` and the modules it calls; inputs fr
 - **LSP didOpen → publishDiagnostics**: \`dist/server.js --stdio\` and \`vscode-json-language-server --stdio\`
   (npm vscode-langservers-extracted, given the same verdict schema through \`json.schemas\`), each one process,
   a minimal JSON-RPC client (\`bench/lsp-client.ts\`) timing from sending \`didOpen\` of a new URI to that URI's
-  first \`publishDiagnostics\`; runs alternate between the two servers after one warm-up each.
+  first \`publishDiagnostics\`; runs alternate between the servers after one warm-up each.
+- **the transport alone**: \`bench/bare-server.ts\`, a server on the same vscode-languageserver that keeps the
+  document in \`TextDocuments\` and publishes an empty list (no check), timed and measured like ours: what
+  receiving the didOpen costs before any ToonLens code runs.
 - **peak RSS**: \`VmHWM\` of a fresh server process after that plan's diagnostics were published (no
   \`--max-semi-space-size\`, which the VS Code client passes).
 - **report code lenses**: the sample report's entries (real targets on disk) repeated into a 5 MB one-line
   report; the first \`textDocument/codeLens\` after \`didOpen\` (its check and lens planning run on the JSON
-  worker thread), then five more requests for the same version per run.
+  worker thread), then five more requests for the same version per run (over 500 lenses the answer is
+  unresolved lenses, titles and commands come through \`codeLens/resolve\`).
 - **hover while a 47 MB report is checked**: \`didOpen\` of the report, then at once a hover on a small verdict
   in the same server; anchor: the report's own \`didOpen\` → \`publishDiagnostics\` (a ratio below 1× means the
   hover was answered while the report was still being checked).
