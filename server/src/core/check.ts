@@ -163,8 +163,11 @@ function resolveFindings(body: string, bom: number, findings: Finding[]): CoreDi
   });
   // Otherwise the schema speaks first: a rule finding on exactly the range of a schema error restates it
   // (a dest_path of "" is both a minLength violation and report/unsafe-path), so only the schema error is kept.
-  const schemaRanges = new Set(diags.filter((d) => d.code === 'schema').map((d) => `${d.range.start}:${d.range.end}`));
-  const kept = diags.filter((d) => d.code === 'schema' || d.code === 'unsupported-version' || !schemaRanges.has(`${d.range.start}:${d.range.end}`));
+  // A rule that replaced a schema error speaks as the schema would have (a target_ref of "" is
+  // report/extraction-target alone, not also report/unsafe-path).
+  const speaks = (d: CoreDiagnostic) => d.code === 'schema' || EXPLAINS_SCHEMA.has(d.code);
+  const schemaRanges = new Set(diags.filter(speaks).map((d) => `${d.range.start}:${d.range.end}`));
+  const kept = diags.filter((d) => speaks(d) || d.code === 'unsupported-version' || !schemaRanges.has(`${d.range.start}:${d.range.end}`));
   // Array.prototype.sort is stable: equal offsets keep producer order.
   return kept.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
 }

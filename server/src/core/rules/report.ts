@@ -346,8 +346,10 @@ const extractionTarget: StaticRule = {
           ? [{ title: `Set extraction_target to "repo-durable" — target_ref names ${JSON.stringify(ee.target_ref)} in this repository`, edits: [{ path: [...at, 'extraction_target'], value: 'repo-durable' }], fixAll: false }]
           : undefined;
         out.push({ ...missing('extract-then-delete requires extraction_target (repo-durable or cross-repo)', at, 'extraction_target'), ...(fixes ? { fixes } : {}) });
-      } else if (ee.extraction_target === 'repo-durable' && (!present(ee, 'target_ref') || ee.target_ref === '')) {
+      } else if (ee.extraction_target === 'repo-durable' && !present(ee, 'target_ref')) {
         out.push(missing('a repo-durable extraction requires target_ref: the document that receives the content', at, 'target_ref'));
+      } else if (ee.extraction_target === 'repo-durable' && ee.target_ref === '') {
+        out.push(err('target_ref is empty: a repo-durable extraction requires the document that receives the content', [...at, 'target_ref']));
       }
     },
   }),
