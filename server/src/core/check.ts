@@ -4,7 +4,7 @@
  */
 import type { CoreDiagnostic, DocumentKind, Finding, JsonTarget, WorkspaceReader } from './types';
 import { RULES } from './rules/index';
-import { ruleCode, type DiagnosticCode } from './codes';
+import { replacesSchemaError, ruleCode } from './codes';
 import { detectKind, kindFromTextPrefix } from './kinds';
 import { parseJson } from './json/parse';
 import { JsonLocator } from './json/locate';
@@ -102,22 +102,14 @@ function checkDocumentUnguarded(text: string, opts: CheckOptions): CheckResult {
   return { kind, diagnostics: resolveFindings(body, bom, withoutExplainedSchemaErrors(findings)), value, text };
 }
 
-/**
- * Rules that say in the spec's own terms what a schema error only says generically: the subtype closed per
- * class, the fields an edit kind needs, the extraction fields. Where one of them reports exactly the target a
- * schema error has (the same path; for a missing property, the same property), the defect is reported once,
- * by the rule — its code names the defect, can be configured on its own, and may carry a quick fix.
- */
-const EXPLAINS_SCHEMA: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>(['report/category', 'report/kind-fields', 'report/extraction-target']);
-
 function targetKey(t: JsonTarget): string {
   return JSON.stringify([t.path, t.part ?? 'value', t.part === 'missing' ? t.property : '']);
 }
 
-/** The findings without the schema errors an {@link EXPLAINS_SCHEMA} rule reported in its own terms. */
+/** The findings without the schema errors a rule reported in its own terms (`replacesSchemaError` in the catalogue), once. */
 function withoutExplainedSchemaErrors(findings: Finding[]): Finding[] {
   let explained: Set<string> | undefined;
-  for (const f of findings) if (EXPLAINS_SCHEMA.has(f.code)) (explained ??= new Set()).add(targetKey(f.target));
+  for (const f of findings) if (replacesSchemaError(f.code)) (explained ??= new Set()).add(targetKey(f.target));
   if (!explained) return findings;
   const seen = explained;
   return findings.filter((f) => f.code !== 'schema' || !seen.has(targetKey(f.target)));
@@ -165,7 +157,7 @@ function resolveFindings(body: string, bom: number, findings: Finding[]): CoreDi
   // (a dest_path of "" is both a minLength violation and report/unsafe-path), so only the schema error is kept.
   // A rule that replaced a schema error speaks as the schema would have (a target_ref of "" is
   // report/extraction-target alone, not also report/unsafe-path).
-  const speaks = (d: CoreDiagnostic) => d.code === 'schema' || EXPLAINS_SCHEMA.has(d.code);
+  const speaks = (d: CoreDiagnostic) => d.code === 'schema' || replacesSchemaError(d.code);
   const schemaRanges = new Set(diags.filter(speaks).map((d) => `${d.range.start}:${d.range.end}`));
   const kept = diags.filter((d) => speaks(d) || d.code === 'unsupported-version' || !schemaRanges.has(`${d.range.start}:${d.range.end}`));
   // Array.prototype.sort is stable: equal offsets keep producer order.

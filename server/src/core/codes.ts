@@ -28,6 +28,12 @@ export interface CodeInfo {
   readonly description: string;
   readonly scopes: readonly CodeScope[];
   readonly group: CodeGroup;
+  /**
+   * The rule says in the spec's own terms what a schema error there only says generically (the subtype closed
+   * per class, the fields an edit kind needs): where it reports exactly a schema error's target, it is reported
+   * instead of that error, and speaks first as the schema would.
+   */
+  readonly replacesSchemaError?: true;
 }
 
 const JSON_KINDS: readonly CodeScope[] = ['verdict', 'report', 'critique', 'recipe-input', 'recipe-output'];
@@ -71,10 +77,10 @@ export const CODES = {
   'report/exact-edit-biconditional': e('report', R, '`exact_edit` is present exactly when `op_type` is `deterministic`, and that does not hold'),
   'report/safety-tier': e('report', R, '`safety_tier` is not what the tier derivation gives ([report-shape.md](report-shape.md#safety-tier))'),
   'report/kind-characterization': e('report', R, '`is_destructive` / `is_reversible` contradict the fixed character of the edit kind'),
-  'report/category': e('report', R, 'the subtype does not belong to its class'),
-  'report/kind-fields': e('report', R, 'a field the edit kind needs is missing'),
+  'report/category': { ...e('report', R, 'the subtype does not belong to its class'), replacesSchemaError: true },
+  'report/kind-fields': { ...e('report', R, 'a field the edit kind needs is missing'), replacesSchemaError: true },
   'report/lifecycle-served': e('report', R, "the lifecycle's served fields break the exactly-one rule"),
-  'report/extraction-target': e('report', R, 'extract-then-delete without `extraction_target`, or a repo-durable target without `target_ref`'),
+  'report/extraction-target': { ...e('report', R, 'extract-then-delete without `extraction_target`, or a repo-durable target without `target_ref`'), replacesSchemaError: true },
   'report/promotion-candidate': w('report', R, "a promotion candidate's path is not an entry whose `served_when` a classifier judged"),
   'report/generated-at': e('report', R, '`generated_at` is not an ISO-8601 UTC timestamp'),
   'report/unsafe-path': e('report', R, 'a path is absolute, leaves the project root, or enters `.git`'),
@@ -117,6 +123,11 @@ export function isDiagnosticCode(code: string): code is DiagnosticCode {
 }
 
 /** The default severity of a code, or undefined for a string that is not a ToonLens code. */
+/** Whether a finding with this code is reported instead of the schema error on its target ({@link CodeInfo.replacesSchemaError}). */
+export function replacesSchemaError(code: string): boolean {
+  return isDiagnosticCode(code) && CODES[code].replacesSchemaError === true;
+}
+
 export function defaultSeverity(code: string): Severity | undefined {
   return isDiagnosticCode(code) ? CODES[code].severity : undefined;
 }
