@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import MarkdownIt from 'markdown-it';
-import { CodeLensRequest, HoverRequest } from 'vscode-languageserver-protocol/node';
+import { CodeLensRequest, CodeLensResolveRequest, HoverRequest } from 'vscode-languageserver-protocol/node';
 import { LspHarness } from '../test/lsp/harness';
 import { markdownDocument } from './markdown-gen';
 import { markdownTable, row, sample, time, type BenchRow } from './stats';
@@ -24,7 +24,22 @@ function vmRSS(pid: number): number {
   return m ? (Number(m[1]) * 1024) / 1e6 : NaN;
 }
 
-const lensesOf = (lsp: LspHarness, uri: string) => lsp.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } });
+/** Lines of a screen: the lenses VS Code resolves after an answer are those of the visible lines. */
+const SCREEN_LINES = 60;
+
+/**
+ * The document's code lenses as an editor shows them: the answer, then `codeLens/resolve` for every unresolved
+ * lens on the screen around `line` (VS Code resolves the visible ones; the server sends lenses unresolved
+ * to a client that says it resolves them, when there are many). Resolves with the answer's length.
+ */
+async function lensesOf(lsp: LspHarness, uri: string, line = 0): Promise<number> {
+  const lenses = (await lsp.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) ?? [];
+  const from = Math.max(0, line - SCREEN_LINES / 2);
+  const shown = lenses.filter((l) => !l.command && l.range.start.line >= from && l.range.start.line < from + SCREEN_LINES);
+  const resolved = await Promise.all(shown.map((l) => lsp.connection.sendRequest(CodeLensResolveRequest.type, l)));
+  if (resolved.some((l) => !l.command?.title)) throw new Error('a shown lens resolved without a title');
+  return lenses.length;
+}
 
 /** Offsets just inside the first body line of `count` sections spread over the middle of the document. */
 function editPoints(text: string, count: number): number[] {
@@ -46,13 +61,13 @@ interface EditRun {
 
 /** Opens the document in a fresh server: didOpen → lenses (cold), then `1 + later` one-character edits, each → lenses. */
 async function editRun(text: string, later: number): Promise<EditRun> {
-  const lsp = await LspHarness.start();
+  const lsp = await LspHarness.start({ resolvesLenses: true });
   try {
     const pid = lsp.process.pid!;
     const idle = vmRSS(pid);
     let t0 = performance.now();
     const uri = lsp.open('doc.md', text);
-    const n = (await lensesOf(lsp, uri))?.length ?? 0;
+    const n = await lensesOf(lsp, uri);
     const cold = performance.now() - t0;
     const afterOpen = vmRSS(pid);
     let current = text;
@@ -67,9 +82,9 @@ async function editRun(text: string, later: number): Promise<EditRun> {
       shift++;
       t0 = performance.now();
       lsp.change(uri, [{ range: { start: { line, character }, end: { line, character } }, text: 'x' }]);
-      const lenses = await lensesOf(lsp, uri);
+      const count = await lensesOf(lsp, uri, line);
       times.push(performance.now() - t0);
-      if (lenses?.length !== n) throw new Error(`a one-character edit changed the lens count (${n} → ${lenses?.length})`);
+      if (count !== n) throw new Error(`a one-character edit changed the lens count (${n} → ${count})`);
     }
     return { cold, first: times[0]!, later: times.slice(1), idle, afterOpen, afterEdits: vmRSS(pid) };
   } finally {
@@ -124,7 +139,7 @@ async function hoverDuringAnalysis(runs: number, log: (s: string) => void): Prom
   const lensesOnce = async (lsp: LspHarness, uri: string) => {
     const t0 = performance.now();
     const lenses = await lensesOf(lsp, uri);
-    if (!lenses || lenses.length < 2) throw new Error(`the small document got ${lenses?.length ?? 0} lenses (its plan and section lenses expected)`);
+    if (lenses < 2) throw new Error(`the small document got ${lenses} lenses (its plan and section lenses expected)`);
     return performance.now() - t0;
   };
   const idle: number[] = [];

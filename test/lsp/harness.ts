@@ -79,6 +79,8 @@ export interface HarnessOptions {
   serverPath?: string;
   /** Extra client capabilities, merged over the defaults. */
   capabilities?: ClientCapabilities;
+  /** Whether the client says it resolves code lens commands (`textDocument.codeLens.resolveSupport`, as VS Code's client does). Default false. */
+  resolvesLenses?: boolean;
 }
 
 /** What the server published for a document, in order. */
@@ -255,7 +257,7 @@ export class LspHarness {
           isPreferredSupport: true,
           dataSupport: true,
         },
-        codeLens: {},
+        codeLens: this.opts.resolvesLenses ? { resolveSupport: { properties: ['command'] } } : {},
       },
       window: { workDoneProgress: true, showDocument: { support: true } },
       ...(this.opts.capabilities ?? {}),

@@ -11,7 +11,7 @@
  * below a threshold (0, the default, shows all): display only, verdicts never change. In an untrusted
  * workspace the action lenses say that Convert/Revert need trust, and open the trust editor.
  */
-import type { CodeLens, Command } from 'vscode-languageserver/node';
+import type { ClientCapabilities, CodeLens, Command, Range } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PlanResult, SectionResult } from '../core/markdown/engine';
 import type { SliceAnalysis } from '../core/markdown/analysis';
@@ -21,6 +21,7 @@ import type { TokenizerName } from '../core/tokens';
 import { COMMANDS } from './protocol';
 import { charsChange, fmtInt, fmtTokenSavings, headingText, humanCode, isMarkdownDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
 import { convertedFenceOf, fenceSavings, originals, toonFencesOf, type FenceAt } from './markdownFences';
+import { RESOLVE_LENSES_ABOVE } from './reportEdits';
 
 /** Sections whose body (after the heading line) has fewer non-blank characters than this get no lens. */
 export const MIN_LENS_BODY_CHARS = 20;
@@ -131,9 +132,42 @@ function verdictLens(s: SectionResult): { title: string; tooltip: string } {
   return made;
 }
 
-export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted = true): CodeLens[] {
+/**
+ * One lens of a plan, before its command is made: the verdict and Convert lenses of a section make theirs from
+ * the section (only when sent complete, or when the client resolves that lens), the others carry theirs.
+ */
+interface LensEntry {
+  range: Range;
+  command?: Command;
+  section?: SectionResult;
+  /** For a section's lens: its verdict, or its Convert action. */
+  kind?: 'verdict' | 'convert';
+}
+
+interface LensTarget {
+  uri: string;
+  version: number;
+  trusted: boolean;
+}
+
+function sectionCommand(e: LensEntry, doc: LensTarget): Command {
+  const s = e.section!;
+  const pos = e.range.start;
+  if (e.kind === 'convert') {
+    return action(doc.trusted, 'Convert to TOON', `Replace “${headingText(s)}” with its \`\`\`toon fence (one undoable edit; Revert to Markdown gives the exact original back).`, COMMANDS.convertSection, [
+      { uri: doc.uri, version: doc.version, sectionStart: s.slice.charStart },
+    ]);
+  }
+  const { title, tooltip } = verdictLens(s);
+  return { title, tooltip, command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: pos }] };
+}
+
+const commandOf = (e: LensEntry, doc: LensTarget): Command => e.command ?? sectionCommand(e, doc);
+
+/** The plan's lenses in line order, the section lenses without their commands yet. */
+function lensEntries(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted: boolean): LensEntry[] {
   const text = doc.getText();
-  const lenses: CodeLens[] = [];
+  const lenses: LensEntry[] = [];
   const top = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
   lenses.push({ range: top, command: { title: planLensTitle(plan), tooltip: 'The per-section plan: which sections convert to TOON and what the hybrid document saves. Click for the whole-document verdict.', command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: top.start }] } });
   if (plan.contextPlan.safe_to_auto_apply) {
@@ -149,20 +183,46 @@ export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavin
     if (minSavingsPct !== 0 && s.verdict.measured_chars.savings_pct < minSavingsPct) continue;
     const pos = doc.positionAt(s.slice.charStart);
     const range = { start: pos, end: pos };
-    const { title, tooltip } = verdictLens(s);
-    lenses.push({ range, command: { title, tooltip, command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: pos }] } });
-    if (s.action === 'convert') {
-      lenses.push({
-        range,
-        command: action(trusted, 'Convert to TOON', `Replace “${headingText(s)}” with its \`\`\`toon fence (one undoable edit; Revert to Markdown gives the exact original back).`, COMMANDS.convertSection, [
-          { uri: doc.uri, version: doc.version, sectionStart: s.slice.charStart },
-        ]),
-      });
-    }
+    lenses.push({ range, section: s, kind: 'verdict' });
+    if (s.action === 'convert') lenses.push({ range, section: s, kind: 'convert' });
   }
-  for (const f of fences) lenses.push(...fenceLenses(doc, f, trusted, plan.tokenizer));
+  for (const f of fences) for (const l of fenceLenses(doc, f, trusted, plan.tokenizer)) lenses.push({ range: l.range, command: l.command });
   lenses.sort((a, b) => a.range.start.line - b.range.start.line);
   return lenses;
+}
+
+export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted = true): CodeLens[] {
+  const target = { uri: doc.uri, version: doc.version, trusted };
+  return lensEntries(doc, plan, minSavingsPct, trusted).map((e) => ({ range: e.range, command: commandOf(e, target) }));
+}
+
+/**
+ * A document version's lenses as sent unresolved (a range and `data: ['md', id, index]`), kept until the next
+ * answer for the document (or its close) so that `codeLens/resolve` makes the command of the lens shown.
+ */
+interface SentLensSet extends LensTarget {
+  id: number;
+  entries: LensEntry[];
+}
+
+let nextLensSetId = 1;
+
+/** Whether the client said it resolves a lens's command lazily (LSP 3.18 `textDocument.codeLens.resolveSupport`; vscode-languageclient 10+ does). */
+export function clientResolvesLensCommands(caps: ClientCapabilities): boolean {
+  return caps.textDocument?.codeLens?.resolveSupport?.properties?.includes('command') === true;
+}
+
+/** The markdown lens `data` of an unresolved lens: `['md', set id, index]` (report lenses send `[id, index]`). */
+function markdownLensData(d: unknown): [number, number] | undefined {
+  return Array.isArray(d) && d.length === 3 && d[0] === 'md' && typeof d[1] === 'number' && typeof d[2] === 'number' ? [d[1], d[2]] : undefined;
+}
+
+/** What the lens feature counts, for the test-only counters command. */
+interface MarkdownLensCounters {
+  /** codeLens answers sent unresolved. */
+  unresolved: number;
+  /** codeLens/resolve answers. */
+  resolves: number;
 }
 
 /**
@@ -171,12 +231,36 @@ export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavin
  */
 export const MARKDOWN_CACHE_COMMAND = 'toonlens.test.markdownCache';
 
+/** Test-only command (under TOONLENS_TEST_COUNTERS): the markdown lens counters `{ unresolved, resolves }`. */
+export const MARKDOWN_LENS_COUNTERS_COMMAND = 'toonlens.test.markdownLensCounters';
+
 export const markdownLensesFeature: FeatureModule = {
   name: 'markdown-lenses',
   create(ctx) {
     const plans = markdownPlans(ctx);
+    const resolves = clientResolvesLensCommands(ctx.clientCapabilities);
+    /** The unresolved lens set last sent per document. */
+    const sent = new Map<string, SentLensSet>();
+    ctx.documents.onDidClose((e) => sent.delete(e.document.uri));
+    const counters: MarkdownLensCounters = { unresolved: 0, resolves: 0 };
+    const testCommands = {
+      [MARKDOWN_CACHE_COMMAND]: (args: unknown[]) => plans.cacheCounters(String(args[0])),
+      [MARKDOWN_LENS_COUNTERS_COMMAND]: () => ({ ...counters }),
+    };
     return {
-      ...(process.env.TOONLENS_TEST_COUNTERS ? { commands: { [MARKDOWN_CACHE_COMMAND]: (args: unknown[]) => plans.cacheCounters(String(args[0])) } } : {}),
+      ...(process.env.TOONLENS_TEST_COUNTERS ? { commands: testCommands } : {}),
+      resolveCodeLens(lens) {
+        const d = markdownLensData(lens.data);
+        if (!d) return undefined;
+        counters.resolves++;
+        for (const set of sent.values()) {
+          if (set.id !== d[0]) continue;
+          const e = set.entries[d[1]];
+          if (e) return { range: lens.range, command: ctx.guard('markdown code lens resolve', set.uri, () => commandOf(e, set), { title: 'ToonLens: this lens failed (see the output)', command: '' }) };
+        }
+        // Sent for an older version (the client asks for the new lenses itself): nothing to run from it.
+        return { range: lens.range, command: { title: 'Document changed: updating lenses…', command: '' } };
+      },
       async codeLenses(doc, _params, token) {
         if (!isMarkdownDocument(doc)) return undefined;
         const settings = await ctx.settings.forDocument(doc.uri);
@@ -185,7 +269,18 @@ export const markdownLensesFeature: FeatureModule = {
         // Measured in time-sliced turns; a failed analysis was logged once and shows no lenses.
         const plan = await plans.planOrNone(current, token, settings);
         if (!plan) return [];
-        return ctx.guard('markdown code lenses', doc.uri, () => markdownCodeLenses(current, plan, settings.codeLens.minSavingsPct, ctx.isTrusted()), []);
+        const trusted = ctx.isTrusted();
+        const entries = ctx.guard('markdown code lenses', doc.uri, () => lensEntries(current, plan, settings.codeLens.minSavingsPct, trusted), []);
+        const target = { uri: current.uri, version: current.version, trusted };
+        // Many lenses, and a client that resolves them: ranges now, each command when its lens is shown.
+        if (resolves && entries.length > RESOLVE_LENSES_ABOVE) {
+          const id = nextLensSetId++;
+          sent.set(current.uri, { id, ...target, entries });
+          counters.unresolved++;
+          return entries.map((e, i) => ({ range: e.range, data: ['md', id, i] }));
+        }
+        sent.delete(current.uri);
+        return ctx.guard('markdown code lenses', doc.uri, () => entries.map((e) => ({ range: e.range, command: commandOf(e, target) })), []);
       },
     };
   },
