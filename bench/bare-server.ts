@@ -3,11 +3,17 @@
  * vscode-languageserver as ToonLens that keeps open documents in `TextDocuments` and publishes an empty
  * diagnostics list on every open — no check at all. What it takes to receive a didOpen (time, memory) is
  * what any server on this transport pays before its own code runs. Bundled into .bench-data/ by the bench.
+ *
+ *   --stdio                     vscode-jsonrpc's own stream reader (what any server gets by default)
+ *   --stdio --toonlens-reader   the reader ToonLens's server uses on stdio (server/src/node/stdioTransport.ts)
  */
 import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import { stdioStreams } from '../server/src/node/stdioTransport';
 
-const connection = createConnection(ProposedFeatures.all);
+const ours = process.argv.includes('--toonlens-reader') ? stdioStreams((line) => process.stderr.write(`${line}\n`)) : undefined;
+const connection = ours ? createConnection(ProposedFeatures.all, ours.reader, ours.writer) : createConnection(ProposedFeatures.all);
+if (ours) ours.reader.onClose(() => process.exit(0));
 const documents = new TextDocuments(TextDocument);
 connection.onInitialize(() => ({ capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental } }));
 documents.onDidOpen((e) => void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] }));

@@ -1,6 +1,6 @@
 /**
  * The ToonLens language server: wires the connection to the feature modules and nothing else.
- * Transports: `--stdio`, `--node-ipc`, `--socket=N` (chosen by vscode-languageserver from argv).
+ * Transports: `--stdio` (our reader, node/stdioTransport.ts), `--node-ipc`, `--socket=N` (vscode-languageserver's).
  * To add a feature: write `features/<name>.ts` exporting a FeatureModule and list it in FEATURES.
  */
 import {
@@ -20,6 +20,7 @@ import {
   TextDocuments,
   TextDocumentSyncKind,
   type ClientCapabilities,
+  type ConnectionOptions,
   type CodeAction,
   type CancellationToken,
   type CodeLens,
@@ -34,6 +35,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { WorkspaceReader } from './core/types';
 import { createNodeWorkspace } from './node/workspace';
+import { routeConsole, stdioStreams } from './node/stdioTransport';
 import type { FeatureContext, FeatureInstance, FeatureModule, Logger } from './features/feature';
 import { SettingsStore, errorText } from './features/settings';
 import { CHANGE_DELAY_MS, DiagnosticsScheduler, OPEN_DELAY_MS } from './features/diagnostics';
@@ -100,7 +102,7 @@ const REJECT_METHOD = '$/toonlens/rejected';
 function rejected(message: RequestMessage, code: number, text: string): RequestMessage {
   return { jsonrpc: message.jsonrpc, id: message.id, method: REJECT_METHOD, params: { code, message: `${text} (${message.method})` } };
 }
-const connection = createConnection(ProposedFeatures.all, {
+const connectionOptions: ConnectionOptions = {
   messageStrategy: {
     handleMessage(message, next) {
       if (Message.isRequest(message)) {
@@ -117,7 +119,13 @@ const connection = createConnection(ProposedFeatures.all, {
   connectionStrategy: {
     cancelUndispatched: (message) => ({ jsonrpc: message.jsonrpc, id: Message.isRequest(message) ? message.id : null, error: requestCancelled().toJson() }),
   },
-});
+};
+const stdio = process.argv.includes('--stdio') ? stdioStreams((line) => safeLog(line)) : undefined;
+const connection = stdio ? createConnection(ProposedFeatures.all, stdio.reader, stdio.writer, connectionOptions) : createConnection(ProposedFeatures.all, connectionOptions);
+if (stdio) {
+  routeConsole(connection.console);
+  stdio.reader.onClose(() => process.exit(lifecycle === 'shutdown' ? 0 : 1));
+}
 connection.onRequest(REJECT_METHOD, (p: { code: number; message: string }) => new ResponseError(p.code, p.message));
 const documents = new TextDocuments(TextDocument);
 

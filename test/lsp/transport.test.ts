@@ -61,3 +61,24 @@ test('commands: advertised for generic clients, left to the VS Code client when 
     await vscodeLike.shutdown();
   }
 });
+
+test('--stdio: malformed frames get a log line each and the server goes on answering (our reader, node/stdioTransport.ts)', async () => {
+  const lsp = await LspHarness.start();
+  try {
+    const stdin = lsp.process.stdin!;
+    stdin.write('Content-Length: nope\r\n\r\n');
+    stdin.write('Content-Length: 11\r\n\r\n{"jsonrpc":');
+    stdin.write('Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=x-klingon\r\n\r\n{}');
+    await lsp.waitForLog(/transport: a message header without a valid Content-Length \("nope"\)/);
+    await lsp.waitForLog(/transport: a message of 11 bytes is not valid JSON/);
+    await lsp.waitForLog(/transport: a message of 2 bytes skipped: its charset "x-klingon" is not supported/);
+    // The document's text has an em dash and an astral character: decoded through the escaped one-byte path.
+    const text = '{"schema_version":"1.1","title":"A — B 😀","context_plan":{"sections":[]}}';
+    const uri = lsp.open('after.verdict.json', text);
+    await lsp.waitForDiagnostics(uri);
+    const hover = await lsp.hover(uri, { line: 0, character: 3 });
+    assert.ok(hover === null || typeof hover === 'object');
+  } finally {
+    await lsp.shutdown();
+  }
+});

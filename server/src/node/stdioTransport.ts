@@ -1,0 +1,350 @@
+/**
+ * The server's own JSON-RPC reader for `--stdio` (still vscode-languageserver's connection on top).
+ *
+ * Why: vscode-jsonrpc's stream reader keeps every chunk, joins them into one body buffer, decodes the whole
+ * body with `Buffer.toString('utf8')` and `JSON.parse`s that. For a body with a single character above
+ * U+00FF (the em dash of a plan's title) V8 stores the decoded message in two bytes per character, and
+ * decoding UTF-8 into a two-byte string is the slow half of the work (14.6 MB: ≈ 30 ms of ≈ 65 ms).
+ * This reader copies each chunk into one body buffer the moment it arrives (the chunks die at once),
+ * and decodes the body as *ASCII JSON*: every run of non-ASCII bytes is replaced in place by `\uXXXX`
+ * escapes of the characters it decodes to, so the message string is one byte per character (half the
+ * memory) and is made by a plain copy (`latin1`), and `JSON.parse` yields exactly the same values.
+ * Bodies that would grow by more than an eighth (mostly non-ASCII text) are decoded as before.
+ * Figures: docs/performance.md (2026-12-01, transport).
+ *
+ * Framing (LSP base protocol): header lines `Name: value` ended by an empty line; `Content-Length`
+ * (required) in bytes, `Content-Type` optional with a `charset` parameter (utf-8 / utf8 by default; another
+ * charset the runtime's TextDecoder knows is decoded with it). Chunks may split a message anywhere or hold
+ * many. Malformed input never throws out of the reader: a header block without a usable Content-Length, an
+ * unknown charset, a body that is not JSON, a header longer than 64 KB, a body larger than the longest
+ * string V8 can hold — each gets one log line, the bytes are skipped, and reading goes on with the next
+ * header (a header preceded by garbage is found by its `Content-Length:`).
+ */
+import { constants as bufferConstants, isAscii } from 'node:buffer';
+import { formatWithOptions } from 'node:util';
+import { AbstractMessageReader, type DataCallback, type Disposable, type Message, StreamMessageWriter } from 'vscode-languageserver/node';
+
+const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
+const MAX_HEADER_BYTES = 64 * 1024;
+const BACKSLASH = 0x5c;
+
+export interface ReaderLimits {
+  /** Longest header block accepted (bytes). */
+  maxHeaderBytes?: number;
+  /** Largest body accepted (bytes); larger ones are skipped with a log line. */
+  maxBodyBytes?: number;
+}
+
+/**
+ * The byte runs of `buf[0, n)` that are not ASCII, as [start, end) pairs. Whole blocks are passed over with
+ * the native `isAscii`, halved down to 256 bytes around non-ASCII bytes, so a body with a few hundred
+ * non-ASCII characters costs a few thousand native calls, not a JavaScript loop over every byte.
+ */
+export function nonAsciiRuns(buf: Uint8Array, n: number): number[] {
+  const runs: number[] = [];
+  let scanned = 0; // bytes before this are already classified (a run can cross a block boundary)
+  const visit = (from: number, to: number): void => {
+    if (to <= scanned || isAscii(buf.subarray(from, to))) return;
+    if (to - from > 256) {
+      const mid = (from + to) >>> 1;
+      visit(from, mid);
+      visit(mid, to);
+      return;
+    }
+    for (let i = Math.max(from, scanned); i < to; i++) {
+      if (buf[i]! < 0x80) continue;
+      let j = i + 1;
+      while (j < n && buf[j]! >= 0x80) j++;
+      runs.push(i, j);
+      i = j;
+      scanned = j;
+    }
+    scanned = Math.max(scanned, to);
+  };
+  for (let at = 0; at < n; at += 65536) visit(at, Math.min(n, at + 65536));
+  return runs;
+}
+
+const HEX = '0123456789abcdef';
+
+/**
+ * The JSON text of the UTF-8 body `buf[0, n)` as a string. `buf` may be longer than `n` (spare capacity):
+ * when every non-ASCII run's `\uXXXX` form fits there, the runs are expanded in place (back to front) and the
+ * result is a one-byte string; otherwise (or when a non-ASCII byte follows an escaping backslash, which no
+ * valid JSON has, so the parse must fail exactly as before) the body is decoded as UTF-8. `buf` is
+ * overwritten either way. Non-ASCII bytes are only valid inside JSON strings, where `\uXXXX` means the same
+ * character; outside strings both forms are syntax errors. Invalid UTF-8 decodes to U+FFFD as
+ * `toString('utf8')` does: an ASCII byte never continues a sequence, so decoding each run alone is the same.
+ */
+export function jsonTextOf(buf: Buffer, n: number): string {
+  const runs = nonAsciiRuns(buf, n);
+  if (runs.length === 0) return buf.toString('latin1', 0, n);
+  const decoded: string[] = [];
+  let extra = 0;
+  let prevEnd = 0;
+  for (let r = 0; r < runs.length; r += 2) {
+    const start = runs[r]!;
+    const end = runs[r + 1]!;
+    let slashes = 0;
+    for (let k = start - 1; k >= prevEnd && buf[k] === BACKSLASH; k--) slashes++;
+    if (slashes % 2 === 1) return buf.toString('utf8', 0, n);
+    const s = buf.toString('utf8', start, end);
+    decoded.push(s);
+    extra += s.length * 6 - (end - start);
+    prevEnd = end;
+  }
+  if (n + extra > buf.length) return buf.toString('utf8', 0, n);
+  // Back to front: every byte moves right by the growth of the runs before it.
+  let shift = extra;
+  let tailEnd = n;
+  for (let r = runs.length - 2; r >= 0; r -= 2) {
+    const start = runs[r]!;
+    const end = runs[r + 1]!;
+    buf.copyWithin(end + shift, end, tailEnd);
+    const s = decoded[r >> 1]!;
+    shift -= s.length * 6 - (end - start);
+    let w = start + shift;
+    for (let k = 0; k < s.length; k++) {
+      const c = s.charCodeAt(k);
+      buf[w++] = BACKSLASH;
+      buf[w++] = 0x75; // u
+      buf[w++] = HEX.charCodeAt(c >>> 12);
+      buf[w++] = HEX.charCodeAt((c >>> 8) & 15);
+      buf[w++] = HEX.charCodeAt((c >>> 4) & 15);
+      buf[w++] = HEX.charCodeAt(c & 15);
+    }
+    tailEnd = start;
+  }
+  return buf.toString('latin1', 0, n + extra);
+}
+
+type Decode = (buf: Buffer, n: number) => string;
+const utf8Decode: Decode = jsonTextOf;
+
+/** `Name: value`, the name an RFC 7230 token. */
+function isHeaderLine(line: string): boolean {
+  const colon = line.indexOf(':');
+  if (colon <= 0) return false;
+  for (let i = 0; i < colon; i++) {
+    const c = line.charCodeAt(i);
+    if (c <= 0x20 || c >= 0x7f || c === 0x28 || c === 0x29 || c === 0x2c || c === 0x2f || c === 0x3b || c === 0x3d || c === 0x22) return false;
+  }
+  return true;
+}
+
+/** The fields of a header block (names lower-cased), or undefined when a line is not `Name: value`. */
+function headerFields(block: string): Map<string, string> | undefined {
+  const fields = new Map<string, string>();
+  for (const line of block.split('\r\n')) {
+    if (!isHeaderLine(line)) return undefined;
+    const colon = line.indexOf(':');
+    fields.set(line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim());
+  }
+  return fields;
+}
+
+/** The `charset` parameter of a Content-Type value (utf-8 when there is none). */
+function charsetOf(contentType: string | undefined): string {
+  for (const param of (contentType ?? '').split(';').slice(1)) {
+    const eq = param.indexOf('=');
+    if (eq > 0 && param.slice(0, eq).trim().toLowerCase() === 'charset') return param.slice(eq + 1).trim().replace(/^"|"$/g, '');
+  }
+  return 'utf-8';
+}
+
+function decoderFor(charset: string): Decode | undefined {
+  const c = charset.toLowerCase();
+  if (c === 'utf-8' || c === 'utf8') return utf8Decode;
+  try {
+    const decoder = new TextDecoder(c);
+    return (buf, n) => decoder.decode(buf.subarray(0, n));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON-RPC message reader over a Node readable stream (see the module comment). */
+export class StdioMessageReader extends AbstractMessageReader {
+  private callback: DataCallback | undefined;
+  /** Header bytes received so far (state "header"). */
+  private header: Buffer | undefined;
+  /** The body being received (state "body"): capacity ≥ bodyLength. */
+  private body: Buffer | undefined;
+  private bodyLength = 0;
+  private bodyAt = 0;
+  private decode: Decode = utf8Decode;
+  /** Bytes still to skip of a body that is not decoded (too large, unknown charset). */
+  private skip = 0;
+  private readonly maxHeaderBytes: number;
+  private readonly maxBodyBytes: number;
+
+  constructor(
+    private readonly readable: NodeJS.ReadableStream,
+    private readonly log: (line: string) => void,
+    limits: ReaderLimits = {},
+  ) {
+    super();
+    this.maxHeaderBytes = limits.maxHeaderBytes ?? MAX_HEADER_BYTES;
+    this.maxBodyBytes = limits.maxBodyBytes ?? bufferConstants.MAX_STRING_LENGTH;
+  }
+
+  listen(callback: DataCallback): Disposable {
+    this.callback = callback;
+    const onData = (chunk: Buffer | string) => this.onData(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+    const onError = (error: Error) => this.fireError(error);
+    let closed = false;
+    const onClose = () => {
+      if (closed) return;
+      closed = true;
+      this.fireClose();
+    };
+    this.readable.on('data', onData);
+    this.readable.on('error', onError);
+    this.readable.on('close', onClose);
+    this.readable.on('end', onClose);
+    return {
+      dispose: () => {
+        this.readable.off('data', onData);
+        this.readable.off('error', onError);
+        this.readable.off('close', onClose);
+        this.readable.off('end', onClose);
+      },
+    };
+  }
+
+  /** Feeds bytes to the reader (what a `data` event does). Never throws. */
+  onData(chunk: Buffer): void {
+    let at = 0;
+    while (at < chunk.length) {
+      try {
+        at = this.step(chunk, at);
+      } catch (err) {
+        // Not reached by any input we know of; still, a reader bug must not take the server down.
+        this.log(`transport: ${err instanceof Error ? err.message : String(err)}; ${chunk.length - at} bytes dropped`);
+        this.reset();
+        return;
+      }
+    }
+  }
+
+  private reset(): void {
+    this.header = undefined;
+    this.body = undefined;
+    this.skip = 0;
+  }
+
+  /** Consumes bytes of `chunk` from `at`; returns where the next step starts. */
+  private step(chunk: Buffer, at: number): number {
+    if (this.skip > 0) {
+      const n = Math.min(this.skip, chunk.length - at);
+      this.skip -= n;
+      return at + n;
+    }
+    if (this.body) {
+      const n = Math.min(this.bodyLength - this.bodyAt, chunk.length - at);
+      chunk.copy(this.body, this.bodyAt, at, at + n);
+      this.bodyAt += n;
+      if (this.bodyAt === this.bodyLength) this.finishBody();
+      return at + n;
+    }
+    return this.readHeader(chunk, at);
+  }
+
+  private readHeader(chunk: Buffer, at: number): number {
+    const prev = this.header;
+    const take = Math.min(chunk.length - at, this.maxHeaderBytes + 4);
+    const joined = prev ? Buffer.concat([prev, chunk.subarray(at, at + take)]) : chunk.subarray(at, at + take);
+    const end = joined.indexOf(CRLFCRLF, prev ? Math.max(0, prev.length - 3) : 0);
+    if (end < 0) {
+      if (joined.length > this.maxHeaderBytes) {
+        this.log(`transport: no end of a message header within ${this.maxHeaderBytes} bytes; ${joined.length} bytes skipped`);
+        this.header = undefined;
+        return at + take;
+      }
+      this.header = Buffer.from(joined); // a copy: the chunk's memory is not kept
+      return at + take;
+    }
+    this.header = undefined;
+    const consumed = end + 4 - (prev?.length ?? 0);
+    this.startMessage(joined.toString('latin1', 0, end));
+    return at + consumed;
+  }
+
+  /** Parses a header block and sets up the body (or the skip) it announces. */
+  private startMessage(block: string): void {
+    let fields = headerFields(block);
+    if (!fields?.has('content-length')) {
+      // Garbage before a header (a resync after malformed input): start at the last Content-Length.
+      const cl = block.toLowerCase().lastIndexOf('content-length:');
+      const rest = cl > 0 ? headerFields(block.slice(cl)) : undefined;
+      if (rest) {
+        this.log(`transport: ${cl} bytes before a message header skipped`);
+        fields = rest;
+      }
+    }
+    if (!fields) {
+      this.log(`transport: malformed message header ${JSON.stringify(block.slice(0, 80))}${block.length > 80 ? '…' : ''}; ${block.length + 4} bytes skipped`);
+      return;
+    }
+    const lengthText = fields.get('content-length');
+    if (lengthText === undefined || !/^[0-9]{1,15}$/.test(lengthText)) {
+      this.log(`transport: a message header without a valid Content-Length (${lengthText === undefined ? 'none' : JSON.stringify(lengthText.slice(0, 40))}); the header is skipped`);
+      return;
+    }
+    const length = Number(lengthText);
+    const charset = charsetOf(fields.get('content-type'));
+    const decode = decoderFor(charset);
+    const encoding = fields.get('content-encoding');
+    let refused: string | undefined;
+    if (!decode) refused = `its charset ${JSON.stringify(charset)} is not supported`;
+    else if (encoding !== undefined && encoding.toLowerCase() !== 'identity') refused = `its Content-Encoding ${JSON.stringify(encoding)} is not supported`;
+    else if (length > this.maxBodyBytes) refused = `it is larger than the ${this.maxBodyBytes} bytes a string can hold`;
+    if (refused || !decode) {
+      this.log(`transport: a message of ${length} bytes skipped: ${refused}`);
+      this.skip = length;
+      return;
+    }
+    this.decode = decode;
+    this.bodyLength = length;
+    this.bodyAt = 0;
+    // Spare capacity for the in-place escapes; pages never written are never resident.
+    this.body = Buffer.allocUnsafe(decode === utf8Decode ? length + (length >>> 3) : length);
+    if (length === 0) this.finishBody();
+  }
+
+  private finishBody(): void {
+    const body = this.body!;
+    this.body = undefined;
+    let message: Message;
+    try {
+      const text = this.decode(body, this.bodyLength);
+      message = JSON.parse(text) as Message;
+    } catch (err) {
+      this.log(`transport: a message of ${this.bodyLength} bytes is not valid JSON (${err instanceof Error ? err.message.slice(0, 200) : String(err)}); skipped`);
+      return;
+    }
+    if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+      this.log(`transport: a message of ${this.bodyLength} bytes is not a JSON-RPC object; skipped`);
+      return;
+    }
+    this.callback?.(message);
+  }
+}
+
+/** Reader and writer for `--stdio`: our reader on stdin, vscode-jsonrpc's writer on stdout. */
+export function stdioStreams(log: (line: string) => void): { reader: StdioMessageReader; writer: StreamMessageWriter } {
+  return { reader: new StdioMessageReader(process.stdin, log), writer: new StreamMessageWriter(process.stdout) };
+}
+
+/**
+ * What vscode-languageserver does for its own `--stdio` and a given reader does not: `console.*` goes to the
+ * client's log instead of stdout (which carries the protocol).
+ */
+export function routeConsole(remote: { log(m: string): void; info(m: string): void; warn(m: string): void; error(m: string): void }): void {
+  const text = (args: unknown[]) => formatWithOptions({ colors: false }, ...args);
+  console.log = (...a: unknown[]) => remote.log(text(a));
+  console.debug = (...a: unknown[]) => remote.log(text(a));
+  console.info = (...a: unknown[]) => remote.info(text(a));
+  console.warn = (...a: unknown[]) => remote.warn(text(a));
+  console.error = (...a: unknown[]) => remote.error(text(a));
+}
