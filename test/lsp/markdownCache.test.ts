@@ -11,6 +11,8 @@ const COMMAND = 'toonlens.test.markdownCache';
 interface Counters {
   analysed: number;
   held: number;
+  /** Slices looked up by their text (the others were carried over by position from the previous version). */
+  lookedUp: number;
 }
 
 /** A document of `n` sections, each a key/value list long enough for a lens. */
@@ -33,13 +35,19 @@ describe('markdown engine cache through the server', () => {
       let text = doc(30);
       const slices = sliceDocument(text).length;
       assert.equal(slices, 31);
-      const counters = async (u: string) => (await h.executeCommand(COMMAND, [u])) as Counters | null;
+      const all = async (u: string) => (await h.executeCommand(COMMAND, [u])) as Counters | null;
+      const counters = async (u: string) => {
+        const c = await all(u);
+        return c && { analysed: c.analysed, held: c.held };
+      };
       const lenses = (u: string) => h.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: u } });
       const uri = h.open('cache.md', text, 'markdown');
       const n = (await lenses(uri))?.length ?? 0;
       assert.ok(n > 30, `${n} lenses`);
       await h.waitIdle();
       assert.deepEqual(await counters(uri), { analysed: slices, held: slices }, 'each slice analysed once by open, lenses and diagnostics together');
+      const lookedUp = (await all(uri))!.lookedUp;
+      assert.equal(lookedUp, slices, 'on open every slice is looked up by its text once');
 
       // One character inside section 12's body: that slice alone is analysed again.
       const at = text.indexOf('- name: item 12') + 2;
@@ -50,6 +58,10 @@ describe('markdown engine cache through the server', () => {
       const hover = await h.hover(uri, positionAt(text, text.indexOf('## Section 12') + 3));
       assert.ok(hover, 'a hover on the edited heading');
       assert.deepEqual(await counters(uri), { analysed: slices + 1, held: slices }, 'one slice re-analysed; the replaced analysis dropped');
+      // The sections before and after the edited one are carried over by position (the slicing rescans from the
+      // heading before the edit): at most those two slices are looked up by their text, not all 31.
+      const afterEdit = (await all(uri))!.lookedUp - lookedUp;
+      assert.ok(afterEdit >= 1 && afterEdit <= 2, `${afterEdit} slices looked up by text after a one-character edit`);
 
       // A new heading inside section 20 splits it: the two slices it became are analysed, nothing else.
       const split = text.indexOf('- limit: 120');

@@ -460,6 +460,24 @@ describe('cache', () => {
   });
 });
 
+describe('cache across a chain of edits', () => {
+  test('each plan of one EngineCache after several edits (analyses and verdicts carried by position) equals the uncached plan', () => {
+    fc.assert(
+      fc.property(fc.tuple(markdownDoc, markdownDoc).map(([a, b]) => [a, b.replace(/^\uFEFF/, '')].join('\n\n')), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 6 }), fc.constantFrom('x', '\n', '## H\n', '- ', '')), { minLength: 2, maxLength: 5 }), (start, edits) => {
+        const cache = new EngineCache();
+        let text = start;
+        cache.plan(text);
+        for (const [at, del, ins] of edits) {
+          const i = text.length ? at % (text.length + 1) : 0;
+          text = text.slice(0, i) + ins + text.slice(Math.min(text.length, i + del));
+          assert.deepEqual(observable(cache.plan(text)), observable(planDocument(text)), JSON.stringify(text));
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
 describe('incremental slicing', () => {
   test('resliceAfterEdit equals a full slicing after any edit (generated markdown)', () => {
     fc.assert(
@@ -469,6 +487,29 @@ describe('incremental slicing', () => {
         assert.deepEqual(resliceAfterEdit(text, sliceDocument(text), edited), sliceDocument(edited), JSON.stringify({ text, edited }));
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  test('what resliceAfterEdit says it carried over is the previous slices: the same objects before the edit, the same text after it', () => {
+    fc.assert(
+      fc.property(fc.tuple(markdownDoc, markdownDoc).map(([a, b]) => [a, b.replace(/^\uFEFF/, '')].join('\n\n')), fc.nat(), fc.nat({ max: 12 }), fc.constantFrom('x', '\n', '# ', '```\n', '- ', ''), (text, at, del, ins) => {
+        const i = text.length ? at % (text.length + 1) : 0;
+        const edited = text.slice(0, i) + ins + text.slice(Math.min(text.length, i + del));
+        const prev = sliceDocument(text);
+        const carry = { head: -1, tail: -1, prevTail: -1 };
+        const next = resliceAfterEdit(text, prev, edited, carry);
+        const what = JSON.stringify({ text, edited, carry });
+        assert.ok(carry.head >= 0 && carry.head <= carry.tail && carry.tail <= next.length && carry.prevTail <= prev.length, what);
+        assert.equal(next.length - carry.tail, prev.length - carry.prevTail, what);
+        for (let k = 0; k < carry.head; k++) assert.equal(next[k], prev[k], what);
+        for (let k = carry.tail, j = carry.prevTail; k < next.length; k++, j++) {
+          const [n, p] = [next[k]!, prev[j]!];
+          assert.equal(edited.slice(n.charStart, n.charEnd), text.slice(p.charStart, p.charEnd), what);
+          assert.equal(n.kind, p.kind, what);
+          assert.equal(n.headingEnd - n.charStart, p.headingEnd - p.charStart, what);
+        }
+      }),
+      { numRuns: 2000 },
     );
   });
 

@@ -227,7 +227,8 @@ interface MarkdownLensCounters {
 
 /**
  * Test-only command (there only when TOONLENS_TEST_COUNTERS is set): `[uri]` → the document's engine cache as
- * `{ analysed, held }` (slices analysed so far, analyses held), or null once the document is closed.
+ * `{ analysed, held, lookedUp }` (slices analysed so far, analyses held, slices looked up by their text), or
+ * null once the document is closed.
  */
 export const MARKDOWN_CACHE_COMMAND = 'toonlens.test.markdownCache';
 

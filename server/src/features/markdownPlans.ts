@@ -226,10 +226,13 @@ export class MarkdownPlans {
     return this.docs.get(uri)?.engine.size ?? 0;
   }
 
-  /** A document's engine cache in figures: slices analysed so far and analyses held; null when it has none (closed). */
-  cacheCounters(uri: string): { analysed: number; held: number } | null {
+  /**
+   * A document's engine cache in figures: slices analysed so far, analyses held, and slices looked up by their
+   * text (the others were carried over by position from the previous version); null when it has none (closed).
+   */
+  cacheCounters(uri: string): { analysed: number; held: number; lookedUp: number } | null {
     const st = this.docs.get(uri);
-    return st ? { analysed: st.engine.analysed, held: st.engine.size } : null;
+    return st ? { analysed: st.engine.analysed, held: st.engine.size, lookedUp: st.engine.lookedUp } : null;
   }
 }
 

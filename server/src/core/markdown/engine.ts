@@ -16,7 +16,7 @@ import { coverageRatio } from './coverage';
 import { isSliceModel, renderBody, renderModel, type JsonObject, type JsonValue } from './model';
 import { assembleHybrid, convertedSegment, sliceEol } from './plan';
 import { profileName, addStats, emptyStats } from './stats';
-import { resliceAfterEdit, sliceDocument, type Slice } from './slices';
+import { resliceAfterEdit, sliceDocument, type Slice, type SliceCarry } from './slices';
 import {
   buildVerdict,
   withFields,
@@ -346,7 +346,7 @@ interface StandaloneSection {
    * What the last plan built for this section at one slice object: a later plan whose slicing kept that very
    * object (the slices before an edit) reuses the section and its row instead of building them again.
    */
-  placed?: { slice: Slice; section: SectionResult; row: PlanSection; action: 'convert' | 'keep' };
+  placed?: { section: SectionResult; row?: PlanSection };
 }
 
 /** Extra characters CRLF line ends add to `t` beyond those they add to `ref` (0 in LF documents). */
@@ -428,64 +428,73 @@ function shiftVerdict(v: VerdictV1, s: Slice): VerdictV1 {
   return withFields(v, { warnings: v.warnings.map((w) => shiftWarning(w, s.charStart, s.lineStart - 1)) });
 }
 
+/** A section's row of `context_plan.sections`. */
+function planRow(x: SectionResult): PlanSection {
+  const s = x.slice;
+  const range = { line_start: s.lineStart, line_end: s.lineEnd, char_start: s.charStart, char_end: s.charEnd };
+  const v = x.verdict;
+  if (!v) return { heading: null, kind: 'frontmatter', range, profile: null, verdict: null, action: 'keep', measured_chars: null, warnings: [], safe_to_auto_apply: false };
+  return {
+    heading: s.kind === 'section' ? x.analysis.parsed?.heading?.text ?? s.heading : null,
+    kind: s.kind,
+    range,
+    profile: v.profile.name,
+    verdict: v.verdict,
+    action: x.action,
+    measured_chars: v.measured_chars,
+    warnings: v.warnings,
+    safe_to_auto_apply: v.safe_to_auto_apply,
+  };
+}
+
 function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (StandaloneSection | undefined)[]): PlanResult {
   const lossOpts: EngineOptions = { ...opts, mode: 'lossless' };
   const sections: SectionResult[] = [];
-  const rows: PlanSection[] = [];
   const okey = optionsKey(lossOpts);
   const tok = tokenizerOf(lossOpts);
   const segments: (string | null)[] = [];
   const memos: (StandaloneSection | undefined)[] = [];
-  d.slices.forEach((s, i) => {
+  const slices = d.slices;
+  for (let i = 0; i < slices.length; i++) {
+    const s = slices[i]!;
     const a = d.analyses[i]!;
-    const range = { line_start: s.lineStart, line_end: s.lineEnd, char_start: s.charStart, char_end: s.charEnd };
     if (s.kind === 'frontmatter') {
       sections.push({ slice: s, verdict: null, candidate: null, action: 'keep', tokens: null, analysis: a });
       segments.push(null);
       memos.push(undefined);
-      rows.push({ heading: null, kind: 'frontmatter', range, profile: null, verdict: null, action: 'keep', measured_chars: null, warnings: [], safe_to_auto_apply: false });
-      return;
+      continue;
     }
     const st = standalones?.[i] ?? standaloneSection(a, lossOpts, okey);
     const placed = st.placed;
-    if (placed && placed.slice === s) {
+    if (placed && placed.section.slice === s) {
       sections.push(placed.section);
-      rows.push(placed.row);
-      segments.push(placed.action === 'convert' ? st.segment : null);
+      segments.push(placed.section.action === 'convert' ? st.segment : null);
       memos.push(st);
-      return;
+      continue;
     }
     const v = shiftVerdict(st.verdict, s);
     const action = sectionAction(v.verdict, v.flags.valid, st.candidate !== null);
-    // Counted on first read (an enumerable accessor, memoized with the section's standalone verdict, whose
-    // token_estimates the shifted copy shares): lenses and hovers read it, plans need not.
-    const section: SectionResult = {
-      slice: s,
-      verdict: v,
-      candidate: st.candidate,
-      action,
-      get tokens(): TokenFigures {
-        return (st.figures ??= tokenFigures(v, tok));
-      },
-      analysis: a,
-    };
+    // Counted on first read (memoized with the section's standalone verdict, whose token_estimates the shifted
+    // copy shares): lenses and hovers read it, plans need not. Once counted (a section shifted by an edit
+    // before it), a plain property: an accessor per section costs ten times the object.
+    const figures = st.figures;
+    const section: SectionResult = figures
+      ? { slice: s, verdict: v, candidate: st.candidate, action, tokens: figures, analysis: a }
+      : {
+          slice: s,
+          verdict: v,
+          candidate: st.candidate,
+          action,
+          get tokens(): TokenFigures {
+            return (st.figures ??= tokenFigures(v, tok));
+          },
+          analysis: a,
+        };
     sections.push(section);
     segments.push(action === 'convert' ? st.segment : null);
     memos.push(st);
-    const row: PlanSection = {
-      heading: s.kind === 'section' ? a.parsed?.heading?.text ?? s.heading : null,
-      kind: s.kind,
-      range,
-      profile: v.profile.name,
-      verdict: v.verdict,
-      action,
-      measured_chars: v.measured_chars,
-      warnings: v.warnings,
-      safe_to_auto_apply: v.safe_to_auto_apply,
-    };
-    rows.push(row);
-    st.placed = { slice: s, section, row, action };
-  });
+    st.placed = { section };
+  }
   const assembly = assembleHybrid(
     d.text,
     sections.map((x, i) => ({ slice: x.slice, action: x.action, candidate: x.candidate, segment: segments[i] ?? undefined, memo: memos[i] })),
@@ -495,8 +504,18 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
   const hybridLen = assembly.length;
   const recommend = recommendHybrid(converted.length, source, hybridLen);
   const allSafe = converted.every((x) => x.verdict!.safe_to_auto_apply);
+  // The rows are built on first read (the CLI's JSON and the whole-document verdict read them; lenses, the
+  // status bar and diagnostics do not), each remembered with its section so an unchanged section's row is reused.
+  let rows: PlanSection[] | undefined;
+  const rowAt = (x: SectionResult, i: number): PlanSection => {
+    const placed = memos[i]?.placed;
+    if (placed?.section !== x) return planRow(x);
+    return (placed.row ??= planRow(x));
+  };
   const plan: ContextPlan = {
-    sections: rows,
+    get sections(): PlanSection[] {
+      return (rows ??= sections.map(rowAt));
+    },
     net: { source, hybrid: hybridLen, savings: source - hybridLen, savings_pct: roundPct(rawSavingsPct(source, hybridLen)) },
     recommend_hybrid: recommend,
     reassembly_verified: assembly.verified,
@@ -606,6 +625,22 @@ export function runSteps<T>(steps: Generator<unknown, T, void>): T {
   }
 }
 
+/** How many slices carried over from the previous slicing a plan's steps pass between two yields. */
+const CARRIED_PER_YIELD = 256;
+
+/**
+ * One slicing of a document's text, with what is known for each slice so far: its analysis and its standalone
+ * verdict (for the options `standaloneKey`), carried by position from the previous slicing for the slices the
+ * re-slicing kept (see `SliceCarry`), filled in as a plan analyses and measures the others.
+ */
+interface Slicing {
+  text: string;
+  slices: Slice[];
+  known: (SliceAnalysis | undefined)[];
+  standalones: (StandaloneSection | undefined)[];
+  standaloneKey: string;
+}
+
 /**
  * The engine for one document: memoizes slice analyses by slice kind + text, so after a
  * one-character edit only the touched slice is parsed, encoded and decoded again.
@@ -627,21 +662,65 @@ export class EngineCache {
   private fresh = new Map<string, SliceAnalysis>();
   private last: { text: string; key: string; result: PlanResult } | null = null;
   private readonly duplicateMemo: { last?: DuplicateMemo } = {};
-  private prevSlicing: { text: string; slices: Slice[] } | null = null;
+  private prevSlicing: Slicing | null = null;
   private made = 0;
+  private lookups = 0;
 
   /** @param _maxEntries ignored (the cache is sized by the document; kept for callers that still pass a bound). */
   constructor(_maxEntries?: number) {}
 
-  /** Slices of `text`, re-scanning only around the change since the last call. */
-  private slicesOf(text: string): Slice[] {
+  /**
+   * Slices of `text`, re-scanning only around the change since the last call, with the analyses known for
+   * them: a slice the re-slicing carried over unchanged (before the edit, or after it and shifted) has the
+   * analysis its previous self had, found by position, so only the slices around the edit are looked up by
+   * their text (hashing a slice's text costs as much as reading it: a lookup of every slice of an 8 MB
+   * document per keystroke hashed 8 MB). The returned array is filled in as the slices get analysed.
+   */
+  private slicesOf(text: string): Slicing {
     const prev = this.prevSlicing;
-    const slices = prev ? resliceAfterEdit(prev.text, prev.slices, text) : sliceDocument(text);
-    this.prevSlicing = { text, slices };
-    return slices;
+    if (prev && prev.text === text) return prev;
+    let slicing: Slicing;
+    if (prev) {
+      const carry: SliceCarry = { head: 0, tail: 0, prevTail: 0 };
+      const slices = resliceAfterEdit(prev.text, prev.slices, text, carry);
+      const known = new Array<SliceAnalysis | undefined>(slices.length);
+      const standalones = new Array<StandaloneSection | undefined>(slices.length);
+      for (let i = 0; i < carry.head; i++) {
+        known[i] = prev.known[i];
+        standalones[i] = prev.standalones[i];
+      }
+      for (let i = carry.tail, j = carry.prevTail; i < slices.length; i++, j++) {
+        known[i] = prev.known[j];
+        standalones[i] = prev.standalones[j];
+      }
+      slicing = { text, slices, known, standalones, standaloneKey: prev.standaloneKey };
+    } else {
+      const slices = sliceDocument(text);
+      slicing = { text, slices, known: new Array(slices.length), standalones: new Array(slices.length), standaloneKey: '' };
+    }
+    this.prevSlicing = slicing;
+    return slicing;
+  }
+
+  /**
+   * The analysis of slice `i`: the one carried with the slicing when it fits, else looked up by text (which
+   * forgets the standalone verdict carried with it). Says whether it was carried.
+   */
+  private analysisAt(next: Map<string, SliceAnalysis> | null, sl: Slicing, i: number): boolean {
+    const s = sl.slices[i]!;
+    const headingEnd = s.headingEnd - s.charStart;
+    const a = sl.known[i];
+    if (a !== undefined && a.kind === s.kind && a.headingEnd === headingEnd && a.raw.length === s.charEnd - s.charStart) {
+      next?.set(a.raw, a);
+      return true;
+    }
+    sl.known[i] = this.lookup(next, sl.text.slice(s.charStart, s.charEnd), s.kind, headingEnd);
+    sl.standalones[i] = undefined;
+    return false;
   }
 
   private lookup(next: Map<string, SliceAnalysis> | null, raw: string, kind: SliceKind, headingEnd: number): SliceAnalysis {
+    this.lookups++;
     const ok = (a: SliceAnalysis | undefined) => a !== undefined && a.kind === kind && a.headingEnd === headingEnd;
     let a = next?.get(raw);
     if (!ok(a)) a = this.fresh.get(raw);
@@ -657,9 +736,9 @@ export class EngineCache {
   }
 
   private analyzeAll(text: string): DocAnalysis {
-    const slices = this.slicesOf(text);
-    const analyze: Analyze = (raw, kind, headingEnd) => this.lookup(null, raw, kind, headingEnd);
-    return analyzeDocument(text, analyze, this.duplicateMemo, slices);
+    const sl = this.slicesOf(text);
+    for (let i = 0; i < sl.slices.length; i++) this.analysisAt(null, sl, i);
+    return { text, slices: sl.slices, analyses: sl.known as SliceAnalysis[], duplicateMemo: this.duplicateMemo };
   }
 
   /**
@@ -671,21 +750,32 @@ export class EngineCache {
     text = String(text ?? '');
     const okey = JSON.stringify(opts);
     if (this.last && this.last.text === text && this.last.key === okey) return this.last.result;
-    const slices = this.slicesOf(text);
+    const sl = this.slicesOf(text);
+    const slices = sl.slices;
     const total = 2 * slices.length;
     const next = new Map<string, SliceAnalysis>();
-    const analyses: SliceAnalysis[] = [];
+    // Slices carried over from the previous slicing cost next to nothing: a yield (a turn's deadline check)
+    // after each slice that was analysed or measured, and after every CARRIED_PER_YIELD carried ones.
+    let carried = 0;
     for (let i = 0; i < slices.length; i++) {
-      const sl = slices[i]!;
-      analyses.push(this.lookup(next, text.slice(sl.charStart, sl.charEnd), sl.kind, sl.headingEnd - sl.charStart));
-      yield { done: i + 1, total };
+      if (!this.analysisAt(next, sl, i) || ++carried % CARRIED_PER_YIELD === 0) yield { done: i + 1, total };
     }
-    // Each section's standalone verdict (memoized on its analysis) is what the plan spends most on.
+    const analyses = sl.known as SliceAnalysis[];
+    // Each section's standalone verdict (memoized on its analysis, and carried by position with it) is what
+    // the plan spends most on.
     const lossOpts: EngineOptions = { ...opts, mode: 'lossless' };
     const key = optionsKey(lossOpts);
-    const standalones: (StandaloneSection | undefined)[] = [];
+    if (sl.standaloneKey !== key) {
+      sl.standalones.fill(undefined);
+      sl.standaloneKey = key;
+    }
+    const standalones = sl.standalones;
     for (let i = 0; i < slices.length; i++) {
-      standalones.push(slices[i]!.kind !== 'frontmatter' ? standaloneSection(analyses[i]!, lossOpts, key) : undefined);
+      if (slices[i]!.kind === 'frontmatter' || standalones[i] !== undefined) {
+        if (++carried % CARRIED_PER_YIELD === 0) yield { done: slices.length + i + 1, total };
+        continue;
+      }
+      standalones[i] = standaloneSection(analyses[i]!, lossOpts, key);
       yield { done: slices.length + i + 1, total };
     }
     const result = buildPlan({ text, slices, analyses, duplicateMemo: this.duplicateMemo }, opts, standalones);
@@ -711,6 +801,11 @@ export class EngineCache {
   /** Slices analysed by this cache so far (each miss of the slice memo; tests observe incremental re-analysis). */
   get analysed(): number {
     return this.made;
+  }
+
+  /** Slices looked up by their text so far (those not carried over by position from the previous slicing). */
+  get lookedUp(): number {
+    return this.lookups;
   }
 
   /** Slice analyses held (the last plan's slices, plus any made since). */

@@ -94,9 +94,13 @@ function segmentChecks(sliceText: string, headingEndRel: number, seg: string, ca
   return fenced !== null && fenced === candidate && strictDecodes(fenced);
 }
 
-/** Assembles the hybrid and verifies it mechanically (never asserted). */
+/**
+ * Assembles the hybrid and verifies it mechanically (never asserted). Kept slices are counted by their offsets
+ * and cut from `text` only when the hybrid is read (an edit re-plans every section: cutting each kept slice
+ * out of a large document per keystroke allocated as many strings as it has sections).
+ */
 export function assembleHybrid(text: string, plan: SegmentPlan[]): Assembly {
-  const segments: string[] = [];
+  const segments: (string | null)[] = [];
   let verified = true;
   let pos = 0;
   let length = 0;
@@ -104,26 +108,30 @@ export function assembleHybrid(text: string, plan: SegmentPlan[]): Assembly {
     const s = p.slice;
     if (s.charStart !== pos || s.charEnd < s.charStart) verified = false;
     pos = s.charEnd;
-    const sliceText = text.slice(s.charStart, s.charEnd);
-    const headingEndRel = s.headingEnd - s.charStart;
     if (p.action === 'convert' && p.candidate !== null) {
-      const seg = p.segment ?? convertedSegment(sliceText, headingEndRel, p.candidate);
-      const ok = p.memo?.segmentOk ?? segmentChecks(sliceText, headingEndRel, seg, p.candidate);
+      const headingEndRel = s.headingEnd - s.charStart;
+      let seg = p.segment;
+      let ok = p.memo?.segmentOk;
+      if (seg === undefined || ok === undefined) {
+        const sliceText = text.slice(s.charStart, s.charEnd);
+        seg ??= convertedSegment(sliceText, headingEndRel, p.candidate);
+        ok ??= segmentChecks(sliceText, headingEndRel, seg, p.candidate);
+      }
       if (p.memo) p.memo.segmentOk = ok;
       if (!ok) verified = false;
       segments.push(seg);
       length += seg.length;
     } else {
-      if (sliceText.length !== s.charEnd - s.charStart) verified = false;
-      segments.push(sliceText);
-      length += sliceText.length;
+      if (s.charEnd > text.length) verified = false;
+      segments.push(null);
+      length += Math.max(0, Math.min(s.charEnd, text.length) - s.charStart);
     }
   }
   if (pos !== text.length) verified = false;
   let hybrid: string | undefined;
   return {
     get hybrid(): string {
-      return (hybrid ??= segments.join(''));
+      return (hybrid ??= segments.map((seg, i) => seg ?? text.slice(plan[i]!.slice.charStart, plan[i]!.slice.charEnd)).join(''));
     },
     length,
     verified,

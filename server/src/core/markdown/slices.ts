@@ -527,18 +527,34 @@ export function sliceDocument(text: string): Slice[] {
  */
 const CHUNK = 4096;
 
-/** Length of the common prefix, compared a chunk at a time (substring equality is a memcmp). */
+/**
+ * Length of the common prefix, at most `max`: compared a chunk at a time (substring equality is a memcmp),
+ * the chunk doubling while the texts agree and halving once they differ, so an 8 MB document costs a few
+ * dozen substrings instead of one per 4 KB.
+ */
 function commonPrefix(a: string, b: string, max: number): number {
   let p = 0;
-  while (p + CHUNK <= max && a.substring(p, p + CHUNK) === b.substring(p, p + CHUNK)) p += CHUNK;
+  let chunk = CHUNK;
+  while (chunk >= 64) {
+    if (p + chunk <= max && a.substring(p, p + chunk) === b.substring(p, p + chunk)) {
+      p += chunk;
+      if (chunk < 1 << 20) chunk *= 2;
+    } else chunk >>= 1;
+  }
   while (p < max && a.charCodeAt(p) === b.charCodeAt(p)) p++;
   return p;
 }
 
-/** Length of the common suffix, at most `max`. */
+/** Length of the common suffix, at most `max` (compared like commonPrefix, from the ends). */
 function commonSuffix(a: string, b: string, max: number): number {
   let q = 0;
-  while (q + CHUNK <= max && a.substring(a.length - q - CHUNK, a.length - q) === b.substring(b.length - q - CHUNK, b.length - q)) q += CHUNK;
+  let chunk = CHUNK;
+  while (chunk >= 64) {
+    if (q + chunk <= max && a.substring(a.length - q - chunk, a.length - q) === b.substring(b.length - q - chunk, b.length - q)) {
+      q += chunk;
+      if (chunk < 1 << 20) chunk *= 2;
+    } else chunk >>= 1;
+  }
   while (q < max && a.charCodeAt(a.length - 1 - q) === b.charCodeAt(b.length - 1 - q)) q++;
   return q;
 }
@@ -553,17 +569,37 @@ function lineOfHeadingEnd(text: string, sl: Slice): number {
   return n;
 }
 
-export function resliceAfterEdit(prevText: string, prevSlices: Slice[], text: string): Slice[] {
+/**
+ * How the slices after an edit relate to the previous ones (what `resliceAfterEdit` fills in): slices
+ * `[0, head)` are the previous slice objects, unchanged; from `tail` on, slice `i` has exactly the text
+ * (and kind and relative heading end) of previous slice `i - tail + prevTail`, shifted. Only the slices in
+ * between are new text. A full re-slice carries nothing (`head` 0, `tail` the slice count).
+ */
+export interface SliceCarry {
+  head: number;
+  tail: number;
+  prevTail: number;
+}
+
+export function resliceAfterEdit(prevText: string, prevSlices: Slice[], text: string, carry?: SliceCarry): Slice[] {
+  const full = (): Slice[] => {
+    const slices = sliceDocument(text);
+    if (carry) Object.assign(carry, { head: 0, tail: slices.length, prevTail: prevSlices.length });
+    return slices;
+  };
   const minLen = Math.min(prevText.length, text.length);
   const p = commonPrefix(prevText, text, minLen);
-  if (p === prevText.length && p === text.length) return prevSlices;
+  if (p === prevText.length && p === text.length) {
+    if (carry) Object.assign(carry, { head: prevSlices.length, tail: prevSlices.length, prevTail: prevSlices.length });
+    return prevSlices;
+  }
   const q = commonSuffix(prevText, text, minLen - p);
   const delta = text.length - prevText.length;
   // First slice touched by the change (an insertion at a boundary touches the slice before it too).
   let a = prevSlices.findIndex((sl) => sl.charEnd >= p);
   if (a < 0) a = prevSlices.length - 1;
   const restart = a - 1;
-  if (restart < 0 || prevSlices[restart]!.kind !== 'section') return sliceDocument(text);
+  if (restart < 0 || prevSlices[restart]!.kind !== 'section') return full();
   const from = prevSlices[restart]!;
   const oldChangeEnd = prevText.length - q;
   // Strictly after the change, so the line break before it is unchanged and it still starts a line.
@@ -580,9 +616,9 @@ export function resliceAfterEdit(prevText: string, prevSlices: Slice[], text: st
     const atx = next.lineStart === lineOfHeadingEnd(prevText, next) && /^ {0,3}#/.test(prevText.slice(next.charStart, next.charStart + 8));
     // A section ending in a list leaves the list open; an ATX heading at column 0 still ends it.
     const atx0 = atx && prevText.charCodeAt(next.charStart) === 35; /* # */
-    if (!(state.clean || (atx && state.atxSafe) || (atx0 && state.atxSafeAtColumn0 === true))) return sliceDocument(text);
+    if (!(state.clean || (atx && state.atxSafe) || (atx0 && state.atxSafeAtColumn0 === true))) return full();
   }
-  if (headings.length === 0 || headings[0]!.line !== 0) return sliceDocument(text);
+  if (headings.length === 0 || headings[0]!.line !== 0) return full();
   const lineBase = from.lineStart - 1;
   const windowSlices: Slice[] = headings.map((h, i) => {
     const nextLine = i + 1 < headings.length ? headings[i + 1]!.line : count;
@@ -598,6 +634,7 @@ export function resliceAfterEdit(prevText: string, prevSlices: Slice[], text: st
     };
   });
   const out = prevSlices.slice(0, restart).concat(windowSlices);
+  if (carry) Object.assign(carry, { head: restart, tail: out.length, prevTail: b >= 0 ? b : prevSlices.length });
   if (b >= 0) {
     const lineDelta = lineBase + count - (prevSlices[b]!.lineStart - 1);
     for (let i = b; i < prevSlices.length; i++) {
