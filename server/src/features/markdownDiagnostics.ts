@@ -14,7 +14,7 @@
 import type { Diagnostic } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PlanResult } from '../core/markdown/engine';
-import { markdownDiagnostics, toonFileDiagnostics } from '../core/markdown/diagnostics';
+import { markdownDiagnosticSteps, toonFileDiagnostics } from '../core/markdown/diagnostics';
 import { ruleCode } from '../core/codes';
 import type { FeatureModule } from './feature';
 import { toLspDiagnostic } from './diagnostics';
@@ -69,23 +69,26 @@ export const markdownDiagnosticsFeature: FeatureModule = {
             ctx.setStatus({ uri: doc.uri, text: '' });
             throw err;
           }
-          ctx.setStatus(planStatus(doc.uri, plan));
           // A newer version arriving meanwhile (typing) supersedes this run (its own run publishes): it stops at
           // its next turn instead of delaying the lenses of the version being typed.
           const superseded = () => {
             const open = ctx.documents.get(doc.uri);
             return open && open.version !== doc.version ? contentModified() : undefined;
           };
-          // The lens and hover requests waiting on the same plan are answered first (they resume within this
-          // turn; this run resumes on the next one).
+          // The lens and hover requests waiting on the same plan are answered first: their responses are queued for
+          // writing in this turn and encoded in the next; the status notification and this run's work come after
+          // (a notification written first would hold the connection's writer while the lenses wait).
+          await nextTurn();
           await nextTurn();
           const early = superseded();
           if (early) throw early;
+          ctx.setStatus(planStatus(doc.uri, plan));
           // The fences of the plan's slices, checked once per slice text and time-sliced (never a whole-text parse).
           const fences = await plans.fenceDiagnostics(doc, plan);
           const late = superseded();
           if (late) throw late;
-          return runSliced(toLspSteps(doc, markdownDiagnostics(text, plan, fences)), superseded);
+          const core = await runSliced(markdownDiagnosticSteps(text, plan, fences), superseded);
+          return runSliced(toLspSteps(doc, core), superseded);
         },
       },
     };

@@ -181,11 +181,13 @@ function lensEntries(doc: TextDocument, plan: PlanResult, minSavingsPct: number,
     if (!lensWorthy(text, s)) continue;
     // 0 (the default) shows every lens; any other value hides sections saving less than it.
     if (minSavingsPct !== 0 && s.verdict.measured_chars.savings_pct < minSavingsPct) continue;
-    const pos = doc.positionAt(s.slice.charStart);
+    // A slice starts a line, and its lineStart counts lines as LSP does (\n, \r\n, a lone \r): no search of the line offsets.
+    const pos = { line: s.slice.lineStart - 1, character: 0 };
     const range = { start: pos, end: pos };
     lenses.push({ range, section: s, kind: 'verdict' });
     if (s.action === 'convert') lenses.push({ range, section: s, kind: 'convert' });
   }
+  if (fences.length === 0) return lenses; // in line order already
   for (const f of fences) for (const l of fenceLenses(doc, f, trusted, plan.tokenizer)) lenses.push({ range: l.range, command: l.command });
   lenses.sort((a, b) => a.range.start.line - b.range.start.line);
   return lenses;

@@ -50,9 +50,18 @@ function headingRange(text: string, start: number, headingEnd: number): { start:
 
 /** The plan's located section warnings as core diagnostics (whole-document offsets). */
 export function sectionWarningDiagnostics(plan: PlanResult, text: string, fences: readonly FenceAt[] = toonFencesOfPlan(text, plan)): CoreDiagnostic[] {
+  return runSteps(sectionWarningSteps(plan, text, fences));
+}
+
+/** Sections between two yields of the diagnostic steps. */
+const SECTIONS_PER_STEP = 256;
+
+function* sectionWarningSteps(plan: PlanResult, text: string, fences: readonly FenceAt[]): Generator<void, CoreDiagnostic[], void> {
   const out: CoreDiagnostic[] = [];
   const inFence = (offset: number) => fenceAtOffset(fences, offset) !== undefined;
+  let n = 0;
   for (const s of plan.sections) {
+    if (++n % SECTIONS_PER_STEP === 0) yield;
     if (!s.verdict || convertedFenceOf(text, s, fences)) continue;
     for (const w of s.verdict.warnings) {
       if (w.code === 'token_regression') {
@@ -83,8 +92,17 @@ export function sectionWarningDiagnostics(plan: PlanResult, text: string, fences
  * a caller that already ran those steps time-sliced passes their result as `fenceDiagnostics`.
  */
 export function markdownDiagnostics(text: string, plan: PlanResult, fenceDiagnostics: readonly CoreDiagnostic[] = runSteps(toonFenceDiagnosticSteps(text, plan))): CoreDiagnostic[] {
-  const core = [...fenceDiagnostics, ...sectionWarningDiagnostics(plan, text)];
+  return runSteps(markdownDiagnosticSteps(text, plan, fenceDiagnostics));
+}
+
+/**
+ * `markdownDiagnostics` as steps (a yield every few hundred sections), so the server spreads a large document's
+ * diagnostics over turns of its event loop and answers lens requests in between.
+ */
+export function* markdownDiagnosticSteps(text: string, plan: PlanResult, fenceDiagnostics: readonly CoreDiagnostic[]): Generator<void, CoreDiagnostic[], void> {
+  const core = [...fenceDiagnostics, ...(yield* sectionWarningSteps(plan, text, toonFencesOfPlan(text, plan)))];
   core.sort((a, b) => a.range.start - b.range.start);
+  yield;
   const directives = inlineDirectives(text);
   if (directives.length === 0) return core;
   const index = new LineIndex(text);
