@@ -82,9 +82,14 @@ How each figure is taken (\`bench/index.ts\` and the modules it calls; inputs fr
   first \`publishDiagnostics\`; runs alternate between the servers after one warm-up each.
 - **the transport alone**: \`bench/bare-server.ts\`, a server on the same vscode-languageserver that keeps the
   document in \`TextDocuments\` and publishes an empty list (no check), timed and measured like ours: what
-  receiving the didOpen costs before any ToonLens code runs.
+  receiving the didOpen costs before any ToonLens code runs; once with vscode-jsonrpc's stream reader (what any
+  server gets), once with \`--toonlens-reader\` (the reader \`dist/server.js --stdio\` uses,
+  \`server/src/node/stdioTransport.ts\`). **the floor**: \`bench/floor-server.ts\`, no language server at all —
+  \`Buffer.concat\` + \`toString\` + \`JSON.parse\`, and with \`--count-only\` nothing decoded (what the client's
+  \`JSON.stringify\` + \`Buffer.from\` and the pipe cost; the same for every server in the row).
 - **peak RSS**: \`VmHWM\` of a fresh server process after that plan's diagnostics were published (no
-  \`--max-semi-space-size\`, which the VS Code client passes).
+  \`--max-semi-space-size\`, which the VS Code client passes). **From a warm server**: the same peak minus the
+  VmHWM after a small plan was opened and checked first (ajv and the schemas compiled, the check's code loaded).
 - **report code lenses**: the sample report's entries (real targets on disk) repeated into a 5 MB one-line
   report; the first \`textDocument/codeLens\` after \`didOpen\` (its check and lens planning run on the JSON
   worker thread), then five more requests for the same version per run (over 500 lenses the answer is

@@ -312,13 +312,17 @@ export class StdioMessageReader extends AbstractMessageReader {
     if (length === 0) this.finishBody();
   }
 
-  private finishBody(): void {
+  /** The body as a string; the body buffer is unreferenced once this returns (before the parse). */
+  private takeText(): string {
     const body = this.body!;
     this.body = undefined;
+    return this.decode(body, this.bodyLength);
+  }
+
+  private finishBody(): void {
     let message: Message;
     try {
-      const text = this.decode(body, this.bodyLength);
-      message = JSON.parse(text) as Message;
+      message = JSON.parse(this.takeText()) as Message;
     } catch (err) {
       this.log(`transport: a message of ${this.bodyLength} bytes is not valid JSON (${err instanceof Error ? err.message.slice(0, 200) : String(err)}); skipped`);
       return;
