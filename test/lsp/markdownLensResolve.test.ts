@@ -77,12 +77,17 @@ describe('markdown lenses resolved when shown', () => {
     }
   });
 
-  test('a small document gets complete lenses even from a resolving client', async () => {
+  test('a small document gets complete lenses even from a resolving client, each on its heading line (CRLF too)', async () => {
     const h = await LspHarness.start({ resolvesLenses: true });
     try {
-      const lenses = (await lensesOf(h, h.open('small.md', doc(20), 'markdown')))!;
+      const text = doc(20).replace(/\n/g, '\r\n');
+      const lenses = (await lensesOf(h, h.open('small.md', text, 'markdown')))!;
       assert.ok(lenses.length > 20 && lenses.length <= RESOLVE_LENSES_ABOVE);
       assert.ok(lenses.every((l) => l.command?.title));
+      const headingLines = text.split('\n').flatMap((l, i) => (l.startsWith('## ') ? [i] : []));
+      const sectionLenses = lenses.filter((l) => l.command?.command === 'toonlens.showVerdict' && l.range.start.line > 0);
+      assert.deepEqual([...new Set(sectionLenses.map((l) => l.range.start.line))], headingLines);
+      assert.ok(sectionLenses.every((l) => l.range.start.character === 0));
       assert.deepEqual(await counters(h), { unresolved: 0, resolves: 0 });
     } finally {
       await h.shutdown();

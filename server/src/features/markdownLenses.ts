@@ -10,6 +10,9 @@
  * heading, a blank preamble: nothing to convert). `toonlens.codeLens.minSavingsPct` hides verdict lenses
  * below a threshold (0, the default, shows all): display only, verdicts never change. In an untrusted
  * workspace the action lenses say that Convert/Revert need trust, and open the trust editor.
+ * A document with more than RESOLVE_LENSES_ABOVE lenses is answered unresolved (ranges and `data`) to a
+ * client that declares `textDocument.codeLens.resolveSupport` for `command`; `codeLens/resolve` then makes
+ * each shown lens's command exactly as the complete answer would (docs/markdown-editor.md).
  */
 import type { ClientCapabilities, CodeLens, Command, Range } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
