@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   createProtocolConnection,
   ExitNotification,
@@ -12,7 +13,7 @@ import {
   IPCMessageWriter,
   ShutdownRequest,
 } from 'vscode-languageserver-protocol/node';
-import { LspHarness, SERVER_PATH } from './harness';
+import { LspHarness, REPO_ROOT, SERVER_PATH } from './harness';
 
 test('--node-ipc: initialize, shutdown, exit 0', async () => {
   const child = fork(SERVER_PATH, ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
@@ -72,12 +73,17 @@ test('--stdio: malformed frames get a log line each and the server goes on answe
     await lsp.waitForLog(/transport: a message header without a valid Content-Length \("nope"\)/);
     await lsp.waitForLog(/transport: a message of 11 bytes is not valid JSON/);
     await lsp.waitForLog(/transport: a message of 2 bytes skipped: its charset "x-klingon" is not supported/);
-    // The document's text has an em dash and an astral character: decoded through the escaped one-byte path.
-    const text = '{"schema_version":"1.1","title":"A — B 😀","context_plan":{"sections":[]}}';
+    // A document whose text has an em dash, an astral character and a Latin-1 one before a finding on the same
+    // line: its column (UTF-16 code units) is right only if the escaped one-byte decode gave the exact text.
+    const sample = readFileSync(join(REPO_ROOT, 'examples', 'agent-json', 'settings-table.verdict.json'), 'utf8');
+    const text = sample.replace('"title": "Build settings",', '"title": "Build — settings 😀 é", "source_type": "bogus",').replace('    "source_type": "markdown",\n', '');
     const uri = lsp.open('after.verdict.json', text);
-    await lsp.waitForDiagnostics(uri);
-    const hover = await lsp.hover(uri, { line: 0, character: 3 });
-    assert.ok(hover === null || typeof hover === 'object');
+    const diagnostics = await lsp.waitForDiagnostics(uri, (d) => d.length > 0);
+    const line = text.split('\n').findIndex((l) => l.includes('"bogus"'));
+    const column = text.split('\n')[line]!.indexOf('"bogus"');
+    const finding = diagnostics.find((d) => d.range.start.line === line);
+    assert.ok(finding, JSON.stringify(diagnostics));
+    assert.equal(finding.range.start.character, column, JSON.stringify(finding));
   } finally {
     await lsp.shutdown();
   }
