@@ -134,6 +134,16 @@ describe('our schemas accept and reject what the upstream ones do', () => {
     assert.equal(isValidAgainstSchema('recipe-output', { error: 'invalid_cursor' }), true);
   });
 
+  test('every schema of ours is valid against its meta-schema (the core compiles them with validateSchema: false)', () => {
+    for (const f of readdirSync(join(repoRoot, 'schemas')).filter((n) => n.endsWith('.json'))) {
+      const schema = readJson(join(repoRoot, 'schemas', f)) as Record<string, unknown>;
+      const draft2020 = String(schema.$schema ?? '').includes('2020-12');
+      const ajv = draft2020 ? new Ajv2020({ strict: false }) : new AjvDraft07({ strict: false });
+      addFormats(ajv as never);
+      assert.equal(ajv.validateSchema(schema), true, `${f}: ${JSON.stringify(ajv.errors)}`);
+    }
+  });
+
   test('our descriptions are our own words, not the upstream text', () => {
     for (const [ours, theirs] of [
       ['verdict.v1.json', 'verdict.v1.schema.json'],
