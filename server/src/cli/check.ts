@@ -24,7 +24,7 @@ import { ConfigLoader, ignoredByConfig, readConfigFile, type LoadedConfig } from
 import { applyRuleLevels, CONFIG_FILE_NAME, configDiagnostics } from '../core/config';
 import { isMarkdownPath, isToonPath, markdownDiagnostics, toonFileDiagnostics } from '../core/markdown/diagnostics';
 import { planDocument, type EngineOptions } from '../core/markdown/engine';
-import { LineIndex } from '../core/lineIndex';
+import { hintedPositions, LineIndex, type LineHints } from '../core/lineIndex';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, type WorkspaceReader } from '../core/types';
 import { pushAll } from '../core/arrays';
 
@@ -172,9 +172,9 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
   let checked = 0;
   const workspaces = new Map<string, WorkspaceReader | undefined>();
   /** Adds one checked file's diagnostics to the output. */
-  const record = (abs: string, kind: FileReport['kind'], text: string | undefined, diagnostics: CoreDiagnostic[]): void => {
+  const record = (abs: string, kind: FileReport['kind'], text: string | undefined, diagnostics: CoreDiagnostic[], lineHints?: CheckResult['lineHints']): void => {
     const rel = display(io.cwd, abs);
-    const toPosition = positionMapper(text);
+    const toPosition = positionMapper(text, lineHints);
     const report: FileReport = { file: rel, kind, diagnostics: [] };
     for (const d of diagnostics) {
       if (d.severity === 'error') errors++;
@@ -250,7 +250,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       else if (fixed) result = fixed;
     }
 
-    record(abs, result.kind ?? null, result.text, applyRuleLevels(result.diagnostics, rules));
+    record(abs, result.kind ?? null, result.text, applyRuleLevels(result.diagnostics, rules), result.lineHints ?? EMPTY_HINTS);
   }
 
   if (args.format === 'json') io.stdout(JSON.stringify(reports, null, 2) + '\n');
@@ -287,11 +287,22 @@ function fixFile(abs: string, bytes: Uint8Array, root: string, result: CheckResu
   return checkBytes(new TextEncoder().encode(next), opts);
 }
 
-/** Offsets → 0-based LSP positions. A BOM is not a column (editors hide it), so positions are counted without it. */
-function positionMapper(text: string | undefined): (offset: number) => Position {
+/** A JSON check without located findings: its few positions come from one sweep, not a line table. */
+const EMPTY_HINTS: LineHints = { offsets: [], lines: [], lineStarts: [] };
+
+/**
+ * Offsets → 0-based LSP positions. A BOM is not a column (editors hide it), so positions are counted without it.
+ * A JSON check's result carries the lines its locator saw (`lineHints`): then no line table is built.
+ */
+function positionMapper(text: string | undefined, lineHints?: LineHints): (offset: number) => Position {
   if (text === undefined) return () => ({ line: 0, character: 0 });
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const index = new LineIndex(bom ? text.slice(1) : text);
+  const body = bom ? text.slice(1) : text;
+  if (lineHints) {
+    const at = hintedPositions(body, lineHints);
+    return (offset) => at(Math.max(0, offset - bom));
+  }
+  const index = new LineIndex(body);
   return (offset) => index.positionAt(Math.max(0, offset - bom));
 }
 

@@ -11,6 +11,7 @@ import { JsonLocator } from './json/locate';
 import { validateAgainstSchema } from './json/schema';
 import { memoizeWorkspace } from './workspaceMemo';
 import { pushAll } from './arrays';
+import type { LineHints } from './lineIndex';
 
 /** The user settings that shape a check (`toonlens.documentKinds`, `toonlens.maxFileSizeMB`). */
 export interface CheckSettings {
@@ -37,6 +38,12 @@ export interface CheckResult {
   value?: unknown;
   /** The text the offsets refer to (for checkBytes: the decoded bytes, BOM included). */
   text?: string;
+  /**
+   * The line of every offset the diagnostics' ranges start or end at, as the locator's scan counted them —
+   * in the text without its BOM (offsets and line starts minus the BOM): {@link hintedPositions} turns ranges
+   * into positions with them without a line table of the document.
+   */
+  lineHints?: LineHints;
 }
 
 /** Code of the info diagnostic for a document over the size limit. */
@@ -99,7 +106,8 @@ function checkDocumentUnguarded(text: string, opts: CheckOptions): CheckResult {
     pushAll(findings, guarded(() => RULES[kind](value, { text: body, fsPath: opts.fsPath, workspace }), `${kind} rules`));
   }
 
-  return { kind, diagnostics: resolveFindings(body, bom, withoutExplainedSchemaErrors(findings)), value, text };
+  const { diagnostics, lineHints } = resolveFindings(body, bom, withoutExplainedSchemaErrors(findings));
+  return lineHints ? { kind, diagnostics, value, text, lineHints } : { kind, diagnostics, value, text };
 }
 
 function targetKey(t: JsonTarget): string {
@@ -145,8 +153,8 @@ function versionFinding(kind: DocumentKind, value: unknown): Finding | undefined
   };
 }
 
-function resolveFindings(body: string, bom: number, findings: Finding[]): CoreDiagnostic[] {
-  if (findings.length === 0) return [];
+function resolveFindings(body: string, bom: number, findings: Finding[]): { diagnostics: CoreDiagnostic[]; lineHints?: LineHints } {
+  if (findings.length === 0) return { diagnostics: [] };
   const locator = new JsonLocator(body, bom, findings.map((f) => f.target));
   const diags = findings.map((f) => {
     const d: CoreDiagnostic = { code: f.code, severity: f.severity, message: f.message, range: locator.rangeOf(f.target), path: f.target.path };
@@ -161,7 +169,7 @@ function resolveFindings(body: string, bom: number, findings: Finding[]): CoreDi
   const schemaRanges = new Set(diags.filter(speaks).map((d) => `${d.range.start}:${d.range.end}`));
   const kept = diags.filter((d) => speaks(d) || d.code === 'unsupported-version' || !schemaRanges.has(`${d.range.start}:${d.range.end}`));
   // Array.prototype.sort is stable: equal offsets keep producer order.
-  return kept.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
+  return { diagnostics: kept.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end), lineHints: locator.lineHints() };
 }
 
 function tooLarge(size: number, limitMB: number): CoreDiagnostic {

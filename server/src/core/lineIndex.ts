@@ -84,3 +84,87 @@ export class LineIndex {
     return Math.max(start, Math.min(start + Math.max(0, pos.character), this.contentEnd(pos.line)));
   }
 }
+
+/**
+ * Lines some scan already knew, for the offsets it passed (e.g. the JSON locator's, for every range it
+ * returned): `lines[k]` is the 0-based line of `offsets[k]` and `lineStarts[k]` that line's first offset.
+ * Ascending by offset. Plain arrays, so a worker thread can send them.
+ */
+export interface LineHints {
+  offsets: number[];
+  lines: number[];
+  lineStarts: number[];
+}
+
+/** The hints sorted by offset, each offset once. */
+export function sortedHints(h: LineHints): LineHints {
+  const order = h.offsets.map((_, k) => k).sort((a, b) => h.offsets[a]! - h.offsets[b]!);
+  const out: LineHints = { offsets: [], lines: [], lineStarts: [] };
+  for (const k of order) {
+    const o = h.offsets[k]!;
+    if (out.offsets.length && out.offsets[out.offsets.length - 1] === o) continue;
+    out.offsets.push(o);
+    out.lines.push(h.lines[k]!);
+    out.lineStarts.push(h.lineStarts[k]!);
+  }
+  return out;
+}
+
+/**
+ * 0-based positions of offsets of `text` (clamped to it; line breaks as {@link LineIndex} counts them) without
+ * a line table: a hinted offset costs a binary search, any other one a sweep over the line breaks from the
+ * nearest hint or earlier answer before it (so ascending queries sweep the text at most once). Without hints
+ * this is one sweep from the start, which is what positions of a few diagnostics in a large text need.
+ */
+export function hintedPositions(text: string, hints?: LineHints): (offset: number) => { line: number; character: number } {
+  const offsets = hints?.offsets ?? [];
+  // The furthest answer so far, where a sweep may resume.
+  let at = 0;
+  let atLine = 0;
+  let atLineStart = 0;
+  let hasCr: boolean | undefined;
+  return (offset) => {
+    const o = Math.max(0, Math.min(Math.floor(offset), text.length));
+    let lo = 0;
+    let hi = offsets.length - 1;
+    let k = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (offsets[mid]! <= o) {
+        k = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (k >= 0 && offsets[k] === o) return { line: hints!.lines[k]!, character: o - hints!.lineStarts[k]! };
+    let i = 0;
+    let line = 0;
+    let lineStart = 0;
+    if (k >= 0) {
+      i = offsets[k]!;
+      line = hints!.lines[k]!;
+      lineStart = hints!.lineStarts[k]!;
+    }
+    if (at <= o && at > i) {
+      i = at;
+      line = atLine;
+      lineStart = atLineStart;
+    }
+    // The line breaks in [i, o), found with the native indexOf ("\r\n" counts once, at its "\n").
+    hasCr ??= text.indexOf('\r') !== -1;
+    for (;;) {
+      let b = text.indexOf('\n', i);
+      if (hasCr) {
+        const r = text.indexOf('\r', i);
+        if (r !== -1 && (b === -1 || r < b)) b = text.charCodeAt(r + 1) === 10 ? r + 1 : r;
+      }
+      if (b === -1 || b >= o) break;
+      line++;
+      lineStart = b + 1;
+      i = b + 1;
+    }
+    at = o;
+    atLine = line;
+    atLineStart = lineStart;
+    return { line, character: o - lineStart };
+  };
+}

@@ -12,6 +12,7 @@ import type { ToonLensSettings } from './settings';
 import { toLspDiagnostic } from './diagnostics';
 import type { KnownDocument } from '../core/hover';
 import { TokenIndex } from '../core/json/locate';
+import { hintedPositions, type LineHints } from '../core/lineIndex';
 import { JsonWorkerClient, type JobHooks } from '../node/jsonWorkerClient';
 import { beginBackgroundProgress, shortName } from './progress';
 import type { WorkerWorkspace } from '../node/jsonWorkerProtocol';
@@ -134,7 +135,7 @@ export class JsonAnalyzer {
       this.ctx.log.error(`JSON worker failed for ${doc.uri}: ${reply.ok ? 'no result' : reply.error}`);
       return this.analyze(live, settings);
     }
-    const result: CheckResult = { kind: reply.check.kind, diagnostics: reply.check.diagnostics };
+    const result: CheckResult = { kind: reply.check.kind, diagnostics: reply.check.diagnostics, lineHints: reply.check.lineHints };
     const m: Memo = { version, settings, workspace: opts.workspace, result, parsed: reply.check.parsed };
     this.memo.set(doc.uri, m);
     if (this.onDemand?.uri === doc.uri) this.dropOnDemand();
@@ -208,7 +209,8 @@ export class JsonAnalyzer {
     const parsed = full.value !== undefined;
     // The memo never holds the text (the document does; an older version's text must not outlive it), and
     // for a large document not the parsed value either: only what was published.
-    const result: CheckResult = text.length > RETAIN_VALUE_MAX_CHARS || !parsed ? { kind: full.kind, diagnostics: full.diagnostics } : { kind: full.kind, diagnostics: full.diagnostics, value: full.value };
+    const result: CheckResult = { kind: full.kind, diagnostics: full.diagnostics, lineHints: full.lineHints };
+    if (text.length <= RETAIN_VALUE_MAX_CHARS && parsed) result.value = full.value;
     const m: Memo = { version: doc.version, settings, workspace: opts.workspace, result, parsed };
     this.memo.set(doc.uri, m);
     if (this.onDemand?.uri === doc.uri) this.dropOnDemand();
@@ -217,7 +219,7 @@ export class JsonAnalyzer {
 
   /** A view of a large document's result whose `value` is parsed when (and only if) a caller reads it. */
   private withLazyValue(doc: TextDocument, result: CheckResult): CheckResult {
-    const view: CheckResult = { kind: result.kind, diagnostics: result.diagnostics };
+    const view: CheckResult = { kind: result.kind, diagnostics: result.diagnostics, lineHints: result.lineHints };
     Object.defineProperty(view, 'value', { enumerable: true, get: () => this.valueOf(doc) });
     return view;
   }
@@ -272,37 +274,25 @@ export class JsonAnalyzer {
 }
 
 /**
- * Core diagnostics (sorted by offset) as LSP diagnostics. In a text without `\r` the positions come from one
- * sweep over the line breaks with the native indexOf, moving back with lastIndexOf for a range's end, so a
- * 15 MB document does not build the document's whole line table (≈ 0.2 s and 6 MB for 700,000 lines)
- * just to publish its findings.
+ * Core diagnostics as LSP diagnostics. Their positions come from the lines the check's locator counted
+ * (`lineHints`), else from one sweep over the line breaks with the native indexOf, so a 15 MB document
+ * never builds its whole line table (≈ 0.2 s and 6 MB for 700,000 lines) just to publish its findings.
+ * A BOM counts as a column of the first line (the text as the client sent it).
  */
-export function lspDiagnostics(doc: TextDocument, diags: readonly CoreDiagnostic[]): Diagnostic[] {
-  const text = doc.getText();
+export function lspDiagnostics(doc: TextDocument, diags: readonly CoreDiagnostic[], lineHints?: LineHints): Diagnostic[] {
   if (diags.length === 0) return [];
-  if (text.indexOf('\r') !== -1) return diags.map((d) => toLspDiagnostic(doc, d));
-  let line = 0;
-  let lineStart = 0;
-  let next = text.indexOf('\n');
+  const text = doc.getText();
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const inBody = hintedPositions(bom ? text.slice(1) : text, lineHints);
   const at = (offset: number) => {
-    const o = Math.max(0, Math.min(offset, text.length));
-    while (o < lineStart) {
-      next = lineStart - 1;
-      lineStart = next === 0 ? 0 : text.lastIndexOf('\n', next - 1) + 1;
-      line--;
-    }
-    while (next !== -1 && next < o) {
-      line++;
-      lineStart = next + 1;
-      next = text.indexOf('\n', lineStart);
-    }
-    return { line, character: o - lineStart };
+    let o = Math.max(0, Math.min(offset, text.length));
+    // Inside a "\r\n", TextDocument.positionAt answers the end of the line's text: so does this.
+    if (text.charCodeAt(o) === 10 && text.charCodeAt(o - 1) === 13) o--;
+    if (o < bom) return { line: 0, character: o };
+    const p = inBody(o - bom);
+    return p.line === 0 ? { line: 0, character: p.character + bom } : p;
   };
-  return diags.map((d) => {
-    const start = at(d.range.start);
-    const end = at(Math.max(d.range.start, d.range.end));
-    return toLspDiagnostic(doc, d, { start, end });
-  });
+  return diags.map((d) => toLspDiagnostic(doc, d, { start: at(d.range.start), end: at(Math.max(d.range.start, d.range.end)) }));
 }
 
 /** Test-only command (there only when TOONLENS_TEST_COUNTERS is set): the JSON worker's counters (jobs started, cancelled, …). */
@@ -341,7 +331,7 @@ export const jsonDiagnosticsFeature: FeatureModule = {
       diagnostics: {
         appliesTo: isJsonDocument,
         provide(doc, settings) {
-          return analyzer.analyzeAsync(doc, settings).then((r) => lspDiagnostics(doc, r.diagnostics));
+          return analyzer.analyzeAsync(doc, settings).then((r) => lspDiagnostics(doc, r.diagnostics, r.lineHints));
         },
       },
       onDidChangeWatchedFiles() {

@@ -21,7 +21,7 @@ function workspaceOf(w: WorkerWorkspace | undefined): WorkspaceReader | undefine
 function run(job: WorkerJob): WorkerReply {
   if (job.op === 'check') {
     const r = checkDocument(job.text, { fsPath: job.fsPath, settings: job.settings, kind: job.kind, workspace: workspaceOf(job.workspace) });
-    return { id: job.id, ok: true, check: { kind: r.kind, diagnostics: r.diagnostics, parsed: r.value !== undefined } };
+    return { id: job.id, ok: true, check: { kind: r.kind, diagnostics: r.diagnostics, lineHints: r.lineHints, parsed: r.value !== undefined } };
   }
   const text = job.text;
   let report: unknown;

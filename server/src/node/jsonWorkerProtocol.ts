@@ -2,6 +2,7 @@
 import type { CheckSettings } from '../core/check';
 import type { CoreDiagnostic, DocumentKind } from '../core/types';
 import type { LocatedReportLens } from '../core/report/lenses';
+import type { LineHints } from '../core/lineIndex';
 
 /** What the worker needs to rebuild the document's workspace view. */
 export interface WorkerWorkspace {
@@ -17,5 +18,5 @@ export type WorkerJob =
   | { id: number; op: 'lenses'; text: string; fsPath: string; workspace: WorkerWorkspace };
 
 export type WorkerReply =
-  | { id: number; ok: true; check?: { kind: DocumentKind | undefined; diagnostics: CoreDiagnostic[]; parsed: boolean }; lenses?: LocatedReportLens[] }
+  | { id: number; ok: true; check?: { kind: DocumentKind | undefined; diagnostics: CoreDiagnostic[]; lineHints?: LineHints; parsed: boolean }; lenses?: LocatedReportLens[] }
   | { id: number; ok: false; error: string };

@@ -5,6 +5,7 @@
  * not a position tree (jsonc-parser's parseTree is ~10× JSON.parse and recurses per nesting level).
  */
 import type { JsonPath, JsonTarget, OffsetRange } from '../types';
+import { sortedHints, type LineHints } from '../lineIndex';
 
 /** Where one value sits in the text; `keyStart`/`keyEnd` when it is a property value. */
 export interface LocatedValue {
@@ -12,6 +13,20 @@ export interface LocatedValue {
   end: number;
   keyStart?: number;
   keyEnd?: number;
+}
+
+/**
+ * A located value with the 0-based line of each of its offsets and that line's first offset, as the scan
+ * passed them (line breaks "\n", "\r\n" and a lone "\r", as LSP counts them): `keyLine` for `keyStart` and
+ * `keyEnd` (a JSON string holds no raw line break), `startLine` for `start` and `start + 1`.
+ */
+export interface LocatedLines extends LocatedValue {
+  startLine: number;
+  startLineStart: number;
+  endLine: number;
+  endLineStart: number;
+  keyLine?: number;
+  keyLineStart?: number;
 }
 
 const pathKey = (path: JsonPath): string => JSON.stringify(path);
@@ -28,10 +43,14 @@ interface Frame {
   node: PathNode;
   isObject: boolean;
   start: number;
+  startLine: number;
+  startLineStart: number;
   index: number;
   /** The property key this container is the value of (in its parent object), else -1. */
   keyStart: number;
   keyEnd: number;
+  keyLine: number;
+  keyLineStart: number;
 }
 
 /**
@@ -40,9 +59,13 @@ interface Frame {
  *
  * One forward scan without recursion (any depth) and without a path per value: the requested paths are a
  * trie, the scan descends only into containers the trie continues into and skips every other value with a
- * tight character loop (strings with the native `indexOf`), allocating nothing per skipped token.
+ * tight character loop (strings with the native `indexOf`), allocating nothing per skipped token. The scan
+ * counts line breaks as it goes (they only occur between tokens), so `withLines` gives every located
+ * offset its line for free: no line table of the text is ever needed to show the findings.
  */
-export function locatePaths(text: string, paths: readonly JsonPath[]): Map<string, LocatedValue> {
+export function locatePaths(text: string, paths: readonly JsonPath[]): Map<string, LocatedValue>;
+export function locatePaths(text: string, paths: readonly JsonPath[], withLines: true): Map<string, LocatedLines>;
+export function locatePaths(text: string, paths: readonly JsonPath[], withLines = false): Map<string, LocatedValue> {
   const root: PathNode = {};
   for (const p of paths) {
     let node = root;
@@ -56,14 +79,23 @@ export function locatePaths(text: string, paths: readonly JsonPath[]): Map<strin
   }
   const found = new Map<string, LocatedValue>();
   const n = text.length;
+  // The line the scan is on and its first offset.
+  let line = 0;
+  let lineStart = 0;
 
   const skipWs = (i: number): number => {
-    while (i < n) {
+    for (;;) {
       const c = text.charCodeAt(i);
-      if (c === 32 || c === 10 || c === 13 || c === 9) i++;
-      else break;
+      if (c === 32 || c === 9) i++;
+      else if (c === 10 || c === 13) {
+        // "\n", or "\r" not followed by "\n" ("\r\n" counts at its "\n"): the next line starts after it.
+        if (c === 10 || text.charCodeAt(i + 1) !== 10) {
+          line++;
+          lineStart = i + 1;
+        }
+        i++;
+      } else return i;
     }
-    return i;
   };
   /** `i` at an opening quote: the offset after the closing one. */
   const stringEnd = (i: number): number => {
@@ -82,19 +114,35 @@ export function locatePaths(text: string, paths: readonly JsonPath[]): Map<strin
     if (c === 34) return stringEnd(i);
     if (c === 123 || c === 91) {
       let depth = 0;
+      // Line breaks are counted in locals and stored once at the end (no context writes in the loop).
+      let breaks = 0;
+      let after = -1;
       while (i < n) {
         const d = text.charCodeAt(i);
         if (d === 34) {
           i = stringEnd(i);
           continue;
         }
+        if (d === 10 || (d === 13 && text.charCodeAt(i + 1) !== 10)) {
+          breaks++;
+          after = ++i;
+          while (text.charCodeAt(i) === 32) i++; // the indentation, in place
+          continue;
+        }
         if (d === 123 || d === 91) depth++;
         else if (d === 125 || d === 93) {
-          if (--depth === 0) return i + 1;
+          if (--depth === 0) {
+            i++;
+            break;
+          }
         }
         i++;
       }
-      return n;
+      if (breaks) {
+        line += breaks;
+        lineStart = after;
+      }
+      return Math.min(i, n);
     }
     while (i < n) {
       const d = text.charCodeAt(i);
@@ -107,9 +155,16 @@ export function locatePaths(text: string, paths: readonly JsonPath[]): Map<strin
     const raw = text.slice(start + 1, end - 1);
     return raw.includes('\\') ? (JSON.parse(text.slice(start, end)) as string) : raw;
   };
-  const record = (node: PathNode, start: number, end: number, keyStart: number, keyEnd: number) => {
+  const record = (node: PathNode, start: number, startLine: number, startLineStart: number, end: number, keyStart: number, keyEnd: number, keyLine: number, keyLineStart: number) => {
     if (node.key === undefined) return;
-    found.set(node.key, keyStart >= 0 ? { start, end, keyStart, keyEnd } : { start, end });
+    let v: LocatedValue;
+    if (!withLines) v = keyStart >= 0 ? { start, end, keyStart, keyEnd } : { start, end };
+    else {
+      const l: LocatedLines = { start, end, startLine, startLineStart, endLine: line, endLineStart: lineStart };
+      if (keyStart >= 0) Object.assign(l, { keyStart, keyEnd, keyLine, keyLineStart });
+      v = l;
+    }
+    found.set(node.key, v);
   };
 
   const stack: Frame[] = [];
@@ -118,22 +173,26 @@ export function locatePaths(text: string, paths: readonly JsonPath[]): Map<strin
   let node: PathNode | undefined = root;
   let keyStart = -1;
   let keyEnd = -1;
+  let keyLine = 0;
+  let keyLineStart = 0;
   for (;;) {
     // 1. A value starts at i.
     const c = text.charCodeAt(i);
     if (node?.kids && (c === 123 || c === 91)) {
-      const frame: Frame = { node, isObject: c === 123, start: i, index: 0, keyStart, keyEnd };
+      const frame: Frame = { node, isObject: c === 123, start: i, startLine: line, startLineStart: lineStart, index: 0, keyStart, keyEnd, keyLine, keyLineStart };
       stack.push(frame);
       i = skipWs(i + 1);
       const close = text.charCodeAt(i);
       if (close === 125 || close === 93) {
         i++;
         stack.pop();
-        record(frame.node, frame.start, i, frame.keyStart, frame.keyEnd);
+        record(frame.node, frame.start, frame.startLine, frame.startLineStart, i, frame.keyStart, frame.keyEnd, frame.keyLine, frame.keyLineStart);
       } else {
         // The first member.
         if (frame.isObject) {
           keyStart = i;
+          keyLine = line;
+          keyLineStart = lineStart;
           keyEnd = stringEnd(i);
           node = frame.node.kids!.get(readKey(keyStart, keyEnd));
           i = skipWs(skipWs(keyEnd) + 1); // past ':'
@@ -145,8 +204,10 @@ export function locatePaths(text: string, paths: readonly JsonPath[]): Map<strin
       }
     } else {
       const start = i;
+      const startLine = line;
+      const startLineStart = lineStart;
       i = skipValue(i);
-      if (node) record(node, start, i, keyStart, keyEnd);
+      if (node) record(node, start, startLine, startLineStart, i, keyStart, keyEnd, keyLine, keyLineStart);
     }
     // 2. A value ended at i: the next member of the innermost open container, or its end.
     for (;;) {
@@ -158,6 +219,8 @@ export function locatePaths(text: string, paths: readonly JsonPath[]): Map<strin
         i = skipWs(i);
         if (frame.isObject) {
           keyStart = i;
+          keyLine = line;
+          keyLineStart = lineStart;
           keyEnd = stringEnd(i);
           node = frame.node.kids!.get(readKey(keyStart, keyEnd));
           i = skipWs(skipWs(keyEnd) + 1);
@@ -169,7 +232,7 @@ export function locatePaths(text: string, paths: readonly JsonPath[]): Map<strin
       }
       // '}' or ']' (or the end of a text JSON.parse would not have accepted)
       stack.pop();
-      record(frame.node, frame.start, Math.min(i, n), frame.keyStart, frame.keyEnd);
+      record(frame.node, frame.start, frame.startLine, frame.startLineStart, Math.min(i, n), frame.keyStart, frame.keyEnd, frame.keyLine, frame.keyLineStart);
       if (i >= n) return found;
     }
   }
@@ -177,7 +240,9 @@ export function locatePaths(text: string, paths: readonly JsonPath[]): Map<strin
 
 /** Resolves {@link JsonTarget}s to ranges in one document text, with one scan for all of them. */
 export class JsonLocator {
-  private located: Map<string, LocatedValue> | undefined;
+  private located: Map<string, LocatedLines> | undefined;
+  /** Every offset a range was given (before the shift), with its line: see {@link lineHints}. */
+  private readonly hints: LineHints = { offsets: [], lines: [], lineStarts: [] };
 
   /**
    * @param text the text that was parsed (without a BOM); must be JSON that JSON.parse accepts
@@ -190,12 +255,12 @@ export class JsonLocator {
     private readonly targets: readonly JsonTarget[],
   ) {}
 
-  private lookup(path: JsonPath): LocatedValue | undefined {
+  private lookup(path: JsonPath): LocatedLines | undefined {
     if (!this.located) {
       // Ancestors too: a path that does not exist falls back to its deepest existing ancestor.
       const all: JsonPath[] = [];
       for (const t of this.targets) for (let k = 0; k <= t.path.length; k++) all.push(t.path.slice(0, k));
-      this.located = locatePaths(this.text, all);
+      this.located = locatePaths(this.text, all, true);
     }
     return this.located.get(pathKey(path));
   }
@@ -211,20 +276,32 @@ export class JsonLocator {
       depth--;
       node = this.lookup(target.path.slice(0, depth));
     }
-    if (!node) return this.shifted({ start: 0, end: Math.min(1, this.text.length) });
+    if (!node) return this.shifted(0, 0, 0, Math.min(1, this.text.length), 0, 0);
     const exact = depth === target.path.length;
     if (exact && target.part === 'key' && node.keyStart !== undefined && node.keyEnd !== undefined) {
-      return this.shifted({ start: node.keyStart, end: node.keyEnd });
+      return this.shifted(node.keyStart, node.keyLine!, node.keyLineStart!, node.keyEnd, node.keyLine!, node.keyLineStart!);
     }
     const opener = this.text.charCodeAt(node.start);
     const container = opener === 123 || opener === 91;
     // An object or array as a whole would underline half the document: point at its opening bracket.
-    if (container && (target.part === 'missing' || !exact || depth === 0)) return this.shifted({ start: node.start, end: node.start + 1 });
-    return this.shifted({ start: node.start, end: node.end });
+    if (container && (target.part === 'missing' || !exact || depth === 0)) return this.shifted(node.start, node.startLine, node.startLineStart, node.start + 1, node.startLine, node.startLineStart);
+    return this.shifted(node.start, node.startLine, node.startLineStart, node.end, node.endLine, node.endLineStart);
   }
 
-  private shifted(r: OffsetRange): OffsetRange {
-    return { start: r.start + this.shift, end: r.end + this.shift };
+  /**
+   * The line of every offset a range was returned for (offsets and line starts in the located text, i.e.
+   * without the shift), ascending by offset: what positions of the ranges need, without a line table.
+   */
+  lineHints(): LineHints {
+    return sortedHints(this.hints);
+  }
+
+  private shifted(start: number, startLine: number, startLineStart: number, end: number, endLine: number, endLineStart: number): OffsetRange {
+    const h = this.hints;
+    h.offsets.push(start, end);
+    h.lines.push(startLine, endLine);
+    h.lineStarts.push(startLineStart, endLineStart);
+    return { start: start + this.shift, end: end + this.shift };
   }
 }
 
