@@ -66,27 +66,40 @@ export const planRules: readonly VerdictRule[] = [
       if (!p || !Array.isArray(p.sections)) return [];
       const hits: RuleHit[] = [];
       const netSource = isObj(p.net) ? count(p.net.source) : undefined;
-      let prev: Range | undefined = { charEnd: 0, lineEnd: 0 };
-      p.sections.forEach((s, i) => {
-        const at = (field: string): JsonPath => sectionPath(i, 'range', field);
-        const r = isObj(s) ? readRange(s.range) : undefined;
-        if (!r) { prev = undefined; return; }
-        if (r.charStart !== undefined && prev?.charEnd !== undefined && r.charStart !== prev.charEnd) {
+      // The previous section's ends (undefined: unknown), in locals: nothing is allocated per section.
+      let prevKnown = true;
+      let prevCharEnd: number | undefined = 0;
+      let prevLineEnd: number | undefined = 0;
+      const sections = p.sections;
+      for (let i = 0; i < sections.length; i++) {
+        const s = sections[i];
+        const range = isObj(s) && isObj(s.range) ? s.range : undefined;
+        if (!range) {
+          prevKnown = false;
+          continue;
+        }
+        const charStart = count(range.char_start);
+        const charEnd = count(range.char_end);
+        const lineStart = count(range.line_start);
+        const lineEnd = count(range.line_end);
+        if (charStart !== undefined && prevKnown && prevCharEnd !== undefined && charStart !== prevCharEnd) {
           const why = i === 0 ? 'the first section starts at 0'
-            : `${r.charStart > prev.charEnd ? 'a gap' : 'an overlap'}: section ${i - 1} ends at ${prev.charEnd}`;
-          hits.push({ message: `char_start is ${r.charStart}; should be ${prev.charEnd} (${why})`, target: { path: at('char_start') } });
+            : `${charStart > prevCharEnd ? 'a gap' : 'an overlap'}: section ${i - 1} ends at ${prevCharEnd}`;
+          hits.push({ message: `char_start is ${charStart}; should be ${prevCharEnd} (${why})`, target: { path: sectionPath(i, 'range', 'char_start') } });
         }
-        if (r.charStart !== undefined && r.charEnd !== undefined && r.charStart > r.charEnd) {
-          hits.push({ message: `char_end ${r.charEnd} is before char_start ${r.charStart}`, target: { path: at('char_end') } });
+        if (charStart !== undefined && charEnd !== undefined && charStart > charEnd) {
+          hits.push({ message: `char_end ${charEnd} is before char_start ${charStart}`, target: { path: sectionPath(i, 'range', 'char_end') } });
         }
-        if (r.lineStart !== undefined && prev?.lineEnd !== undefined && r.lineStart !== prev.lineEnd + 1) {
-          hits.push({ message: `line_start is ${r.lineStart}; should be ${prev.lineEnd + 1} (${i === 0 ? 'lines start at 1' : `section ${i - 1} ends on line ${prev.lineEnd}`})`, target: { path: at('line_start') } });
+        if (lineStart !== undefined && prevKnown && prevLineEnd !== undefined && lineStart !== prevLineEnd + 1) {
+          hits.push({ message: `line_start is ${lineStart}; should be ${prevLineEnd + 1} (${i === 0 ? 'lines start at 1' : `section ${i - 1} ends on line ${prevLineEnd}`})`, target: { path: sectionPath(i, 'range', 'line_start') } });
         }
-        if (r.lineStart !== undefined && r.lineEnd !== undefined && r.lineStart > r.lineEnd) {
-          hits.push({ message: `line_end ${r.lineEnd} is before line_start ${r.lineStart}`, target: { path: at('line_end') } });
+        if (lineStart !== undefined && lineEnd !== undefined && lineStart > lineEnd) {
+          hits.push({ message: `line_end ${lineEnd} is before line_start ${lineStart}`, target: { path: sectionPath(i, 'range', 'line_end') } });
         }
-        prev = r;
-      });
+        prevKnown = true;
+        prevCharEnd = charEnd;
+        prevLineEnd = lineEnd;
+      }
       const last = p.sections.length - 1;
       if (netSource !== undefined) {
         if (last < 0) {
@@ -260,19 +273,22 @@ export const planRules: readonly VerdictRule[] = [
     check(doc) {
       const hits: RuleHit[] = [];
       eachSection(doc, (s, _d, i) => {
-        if (!Array.isArray(s.warnings) || s.warnings.length === 0) return;
-        const sec = readRange(s.range);
-        if (!sec) return;
-        s.warnings.forEach((w, j) => {
-          if (!isObj(w)) return;
-          const r = readRange(w.range);
-          if (!r) return;
+        const ws = s.warnings;
+        if (!Array.isArray(ws) || ws.length === 0) return;
+        // Most warnings carry no range (negative_savings): the section's range is read only for one that does.
+        let sec: Range | undefined | null = null;
+        for (let j = 0; j < ws.length; j++) {
+          const w = ws[j];
+          if (!isObj(w) || !isObj(w.range)) continue;
+          if (sec === null) sec = readRange(s.range);
+          if (!sec) return;
+          const r = readRange(w.range)!;
           const where = `${heading(s, i)}`;
           const target = { path: sectionPath(i, 'warnings', j, 'range') };
           if (r.charStart !== undefined && r.charEnd !== undefined && sec.charStart !== undefined && sec.charEnd !== undefined) {
             if (r.charStart < sec.charStart || r.charEnd > sec.charEnd || r.charStart > r.charEnd) {
               hits.push({ message: `warning chars [${r.charStart}, ${r.charEnd}) lie outside ${where} [${sec.charStart}, ${sec.charEnd})`, target });
-              return;
+              continue;
             }
           }
           if (r.lineStart !== undefined && sec.lineStart !== undefined && sec.lineEnd !== undefined) {
@@ -285,7 +301,7 @@ export const planRules: readonly VerdictRule[] = [
               hits.push({ message: `warning lines ${r.lineStart}–${lineEnd} lie outside ${where} lines ${sec.lineStart}–${sec.lineEnd}`, target });
             }
           }
-        });
+        }
       });
       return hits;
     },

@@ -169,14 +169,17 @@ export function deriveSection(s: unknown, index: number): DerivedSection {
   } else if (s.action === 'convert' || s.action === 'keep') {
     out.action = s.action;
   }
-  const sectionSafety = (verdict: string) =>
-    out.measure && warnings ? safeToAutoApply({ verdict, mode: SECTION_MODE, lossless: true, valid: true, savings: out.measure.savings, warnings }) : undefined;
-  if (out.verdict !== undefined) out.safety = sectionSafety(out.verdict);
+  if (out.verdict !== undefined) out.safety = sectionSafety(out.measure, warnings, out.verdict);
   const recorded = recordedVerdict(s.verdict);
   if (out.decision && recorded !== undefined && recorded !== out.decision.verdict) {
-    out.recorded = { verdict: recorded, action: sectionAction(recorded, true, true), safety: sectionSafety(recorded) };
+    out.recorded = { verdict: recorded, action: sectionAction(recorded, true, true), safety: sectionSafety(out.measure, warnings, recorded) };
   }
   return out;
+}
+
+/** A measured section's safe_to_auto_apply for a verdict (a top-level function: no closure per section). */
+function sectionSafety(m: Measure | undefined, warnings: readonly WarningLike[] | undefined, verdict: string): SafetyDecision | undefined {
+  return m && warnings ? safeToAutoApply({ verdict, mode: SECTION_MODE, lossless: true, valid: true, savings: m.savings, warnings }) : undefined;
 }
 
 export function derivePlan(plan: Obj): DerivedPlan {
