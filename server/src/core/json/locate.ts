@@ -36,6 +36,27 @@ interface PathNode {
   kids?: Map<string | number, PathNode>;
   /** pathKey of the path, when this path itself was requested. */
   key?: string;
+  /** Where the scan found this path's value (the last occurrence of a duplicated key). */
+  found?: LocatedValue;
+}
+
+/** The trie of `paths`, each requested path's node marked with its key. */
+function pathTrie(paths: readonly JsonPath[]): PathNode {
+  const root: PathNode = {};
+  for (const p of paths) trieNode(root, p).key ??= pathKey(p);
+  return root;
+}
+
+/** The node of `path` in the trie, created with its ancestors when absent. */
+function trieNode(root: PathNode, path: JsonPath): PathNode {
+  let node = root;
+  for (const seg of path) {
+    node.kids ??= new Map();
+    let next = node.kids.get(seg);
+    if (!next) node.kids.set(seg, (next = {}));
+    node = next;
+  }
+  return node;
 }
 
 /** One open container on the way to a requested path. */
@@ -66,18 +87,19 @@ interface Frame {
 export function locatePaths(text: string, paths: readonly JsonPath[]): Map<string, LocatedValue>;
 export function locatePaths(text: string, paths: readonly JsonPath[], withLines: true): Map<string, LocatedLines>;
 export function locatePaths(text: string, paths: readonly JsonPath[], withLines = false): Map<string, LocatedValue> {
-  const root: PathNode = {};
-  for (const p of paths) {
-    let node = root;
-    for (const seg of p) {
-      node.kids ??= new Map();
-      let next = node.kids.get(seg);
-      if (!next) node.kids.set(seg, (next = {}));
-      node = next;
-    }
-    node.key ??= pathKey(p);
-  }
+  const root = pathTrie(paths);
+  scanTrie(text, root, withLines);
   const found = new Map<string, LocatedValue>();
+  const stack = [root];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.key !== undefined && node.found) found.set(node.key, node.found);
+    if (node.kids) for (const kid of node.kids.values()) stack.push(kid);
+  }
+  return found;
+}
+
+/** The scan of {@link locatePaths}: records into `found` of every trie node it reaches (requested or not). */
+function scanTrie(text: string, root: PathNode, withLines: boolean): void {
   const n = text.length;
   // The line the scan is on and its first offset.
   let line = 0;
@@ -156,7 +178,6 @@ export function locatePaths(text: string, paths: readonly JsonPath[], withLines 
     return raw.includes('\\') ? (JSON.parse(text.slice(start, end)) as string) : raw;
   };
   const record = (node: PathNode, start: number, startLine: number, startLineStart: number, end: number, keyStart: number, keyEnd: number, keyLine: number, keyLineStart: number) => {
-    if (node.key === undefined) return;
     let v: LocatedValue;
     if (!withLines) v = keyStart >= 0 ? { start, end, keyStart, keyEnd } : { start, end };
     else {
@@ -164,7 +185,7 @@ export function locatePaths(text: string, paths: readonly JsonPath[], withLines 
       if (keyStart >= 0) Object.assign(l, { keyStart, keyEnd, keyLine, keyLineStart });
       v = l;
     }
-    found.set(node.key, v);
+    node.found = v;
   };
 
   const stack: Frame[] = [];
@@ -212,7 +233,7 @@ export function locatePaths(text: string, paths: readonly JsonPath[], withLines 
     // 2. A value ended at i: the next member of the innermost open container, or its end.
     for (;;) {
       const frame = stack[stack.length - 1];
-      if (!frame) return found;
+      if (!frame) return;
       i = skipWs(i);
       const sep = text.charCodeAt(i++);
       if (sep === 44) {
@@ -233,14 +254,15 @@ export function locatePaths(text: string, paths: readonly JsonPath[], withLines 
       // '}' or ']' (or the end of a text JSON.parse would not have accepted)
       stack.pop();
       record(frame.node, frame.start, frame.startLine, frame.startLineStart, Math.min(i, n), frame.keyStart, frame.keyEnd, frame.keyLine, frame.keyLineStart);
-      if (i >= n) return found;
+      if (i >= n) return;
     }
   }
 }
 
 /** Resolves {@link JsonTarget}s to ranges in one document text, with one scan for all of them. */
 export class JsonLocator {
-  private located: Map<string, LocatedLines> | undefined;
+  /** The trie of the targets' paths, its nodes located by one scan on first use. */
+  private trie: PathNode | undefined;
   /** Every offset a range was given (before the shift), with its line: see {@link lineHints}. */
   private readonly hints: LineHints = { offsets: [], lines: [], lineStarts: [] };
 
@@ -255,14 +277,21 @@ export class JsonLocator {
     private readonly targets: readonly JsonTarget[],
   ) {}
 
-  private lookup(path: JsonPath): LocatedLines | undefined {
-    if (!this.located) {
-      // Ancestors too: a path that does not exist falls back to its deepest existing ancestor.
-      const all: JsonPath[] = [];
-      for (const t of this.targets) for (let k = 0; k <= t.path.length; k++) all.push(t.path.slice(0, k));
-      this.located = locatePaths(this.text, all, true);
+  /** The deepest located node on the way to `path` (every prefix of a target is located: a path that does not exist falls back to its deepest existing ancestor), and its depth. */
+  private lookup(path: JsonPath): { node: LocatedLines; depth: number } | undefined {
+    if (!this.trie) {
+      const root: PathNode = {};
+      for (const t of this.targets) trieNode(root, t.path);
+      scanTrie(this.text, root, true);
+      this.trie = root;
     }
-    return this.located.get(pathKey(path));
+    let node: PathNode | undefined = this.trie;
+    let best: { node: LocatedLines; depth: number } | undefined = node.found ? { node: node.found as LocatedLines, depth: 0 } : undefined;
+    for (let k = 0; k < path.length && node; k++) {
+      node = node.kids?.get(path[k]!);
+      if (node?.found) best = { node: node.found as LocatedLines, depth: k + 1 };
+    }
+    return best;
   }
 
   /**
@@ -270,13 +299,9 @@ export class JsonLocator {
    * A path that does not exist falls back to its deepest existing ancestor (its opening bracket).
    */
   rangeOf(target: JsonTarget): OffsetRange {
-    let depth = target.path.length;
-    let node = this.lookup(target.path);
-    while (!node && depth > 0) {
-      depth--;
-      node = this.lookup(target.path.slice(0, depth));
-    }
-    if (!node) return this.shifted(0, 0, 0, Math.min(1, this.text.length), 0, 0);
+    const hit = this.lookup(target.path);
+    if (!hit) return this.shifted(0, 0, 0, Math.min(1, this.text.length), 0, 0);
+    const { node, depth } = hit;
     const exact = depth === target.path.length;
     if (exact && target.part === 'key' && node.keyStart !== undefined && node.keyEnd !== undefined) {
       return this.shifted(node.keyStart, node.keyLine!, node.keyLineStart!, node.keyEnd, node.keyLine!, node.keyLineStart!);
