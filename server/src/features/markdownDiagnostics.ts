@@ -18,7 +18,7 @@ import { markdownDiagnosticSteps, toonFileDiagnostics } from '../core/markdown/d
 import { ruleCode } from '../core/codes';
 import type { FeatureModule } from './feature';
 import { toLspDiagnostic } from './diagnostics';
-import { charsChange, fmtInt, isMarkdownDocument, isToonDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
+import { charsChange, fmtInt, isMarkdownDocument, isMeasured, isToonDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
 import type { StatusParams } from './protocol';
 import { contentModified, nextTurn, runSliced } from './timeSlice';
 import type { CoreDiagnostic } from '../core/types';
@@ -37,7 +37,7 @@ function* toLspSteps(doc: TextDocument, core: readonly CoreDiagnostic[]): Genera
 export function planStatus(uri: string, plan: PlanResult): StatusParams {
   const cp = plan.contextPlan;
   const converted = plan.sections.filter((s) => s.action === 'convert').length;
-  const measured = plan.sections.filter((s) => s.verdict).length;
+  const measured = plan.sections.filter(isMeasured).length;
   const net = { source: cp.net.source, toon: cp.net.hybrid, savings_pct: cp.net.savings_pct };
   const text = converted ? `TOON ${savesOrCosts(planTokenSavings(plan), 'token')} · ${Math.abs(cp.net.savings_pct).toFixed(1)}% ${cp.net.savings_pct >= 0 ? 'fewer' : 'more'} chars` : 'TOON: keep markdown';
   const tooltip = `ToonLens plan: ${converted} of ${fmtInt(measured)} sections convert; the hybrid is ${charsChange(net)}.${cp.recommend_hybrid ? (cp.safe_to_auto_apply ? ' Safe to auto-apply.' : ' Review before converting.') : ' Converting is not recommended.'}`;

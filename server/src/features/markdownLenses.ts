@@ -22,7 +22,7 @@ import { revertDescription } from '../core/markdown/revert';
 import type { FeatureModule } from './feature';
 import type { TokenizerName } from '../core/tokens';
 import { COMMANDS } from './protocol';
-import { charsChange, fmtInt, fmtTokenSavings, headingText, humanCode, isMarkdownDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
+import { charsChange, fmtInt, fmtTokenSavings, headingText, humanCode, isMarkdownDocument, isMeasured, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
 import { convertedFenceOf, fenceSavings, originals, toonFencesOf, type FenceAt } from './markdownFences';
 import { RESOLVE_LENSES_ABOVE } from './reportEdits';
 
@@ -82,7 +82,7 @@ export function sectionLensTooltip(s: SectionResult): string {
 /** The plan lens title, e.g. `TOON plan: saves 53 tokens · 898 → 813 chars (9.5% fewer) · 2 of 4 sections convert · safe to auto-apply`. */
 export function planLensTitle(plan: PlanResult): string {
   const cp = plan.contextPlan;
-  const measured = plan.sections.filter((s) => s.verdict).length;
+  const measured = plan.sections.filter(isMeasured).length;
   const converted = plan.sections.filter((s) => s.action === 'convert').length;
   const verdict = cp.recommend_hybrid ? (cp.safe_to_auto_apply ? 'safe to auto-apply' : 'review before converting') : 'keep markdown';
   const net = { source: cp.net.source, toon: cp.net.hybrid, savings_pct: cp.net.savings_pct };
@@ -178,12 +178,12 @@ function lensEntries(doc: TextDocument, plan: PlanResult, minSavingsPct: number,
   }
   const fences = toonFencesOf(doc, plan);
   for (const s of plan.sections) {
-    if (!s.verdict) continue; // frontmatter is never measured
+    if (!isMeasured(s)) continue; // frontmatter is never measured
     const fence = convertedFenceOf(text, s, fences);
     if (fence) continue; // TOON already: the fence's own lenses below
     if (!lensWorthy(text, s)) continue;
     // 0 (the default) shows every lens; any other value hides sections saving less than it.
-    if (minSavingsPct !== 0 && s.verdict.measured_chars.savings_pct < minSavingsPct) continue;
+    if (minSavingsPct !== 0 && s.verdict!.measured_chars.savings_pct < minSavingsPct) continue;
     // A slice starts a line, and its lineStart counts lines as LSP does (\n, \r\n, a lone \r): no search of the line offsets.
     const pos = { line: s.slice.lineStart - 1, character: 0 };
     const range = { start: pos, end: pos };

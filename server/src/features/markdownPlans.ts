@@ -267,14 +267,20 @@ export function markdownPlans(ctx: FeatureContext): MarkdownPlans {
   return p;
 }
 
+/**
+ * Whether a section is measured (has a verdict: all but frontmatter), asked without reading the verdict (a
+ * section after an edit shifts its verdict's warnings on first read).
+ */
+export const isMeasured = (s: SectionResult): boolean => s.slice.kind !== 'frontmatter';
+
 /** The measured section (not frontmatter) containing `offset`, if any. */
 export function sectionAtOffset(plan: PlanResult, offset: number): SectionResult | undefined {
-  return plan.sections.find((s) => s.verdict && offset >= s.slice.charStart && (offset < s.slice.charEnd || (offset === s.slice.charEnd && s === plan.sections[plan.sections.length - 1])));
+  return plan.sections.find((s) => isMeasured(s) && offset >= s.slice.charStart && (offset < s.slice.charEnd || (offset === s.slice.charEnd && s === plan.sections[plan.sections.length - 1])));
 }
 
 /** The section whose slice starts at `charStart` (how lenses and code actions name a section). */
 export function sectionStartingAt(plan: PlanResult, charStart: number): SectionResult | undefined {
-  return plan.sections.find((s) => s.slice.charStart === charStart && s.verdict);
+  return plan.sections.find((s) => s.slice.charStart === charStart && isMeasured(s));
 }
 
 // ---- formatting shared by lenses and hovers ----

@@ -342,6 +342,8 @@ interface StandaloneSection {
   segmentOk?: boolean;
   /** The section's token figures, once read (the same for every position the slice is planned at). */
   figures?: TokenFigures;
+  /** Whether the verdict has warnings with a range (which a section elsewhere than the document's start shifts), once asked. */
+  located?: boolean;
   /**
    * What the last plan built for this section at one slice object: a later plan whose slicing kept that very
    * object (the slices before an edit) reuses the section and its row instead of building them again.
@@ -472,24 +474,33 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
       memos.push(st);
       continue;
     }
-    const v = shiftVerdict(st.verdict, s);
-    const action = sectionAction(v.verdict, v.flags.valid, st.candidate !== null);
-    // Counted on first read (memoized with the section's standalone verdict, whose token_estimates the shifted
-    // copy shares): lenses and hovers read it, plans need not. Once counted (a section shifted by an edit
-    // before it), a plain property: an accessor per section costs ten times the object.
+    const base = st.verdict;
+    const action = sectionAction(base.verdict, base.flags.valid, st.candidate !== null);
+    // The verdict in document coordinates: the standalone one itself unless it has located warnings, which are
+    // shifted on first read (the diagnostics read them; lenses, the status bar and a burst of keystrokes whose
+    // diagnostics never run do not, so an edit does not copy a verdict per section after it).
+    // Token figures are counted on first read (memoized with the standalone verdict, whose token_estimates the
+    // shifted copy shares): lenses and hovers read them, plans need not. Plain properties where the values are
+    // known: an accessor per section costs ten times the object.
+    const moved = !(s.charStart === 0 && s.lineStart === 1) && (st.located ??= base.warnings.some((w) => w.range));
     const figures = st.figures;
-    const section: SectionResult = figures
-      ? { slice: s, verdict: v, candidate: st.candidate, action, tokens: figures, analysis: a }
-      : {
-          slice: s,
-          verdict: v,
-          candidate: st.candidate,
-          action,
-          get tokens(): TokenFigures {
-            return (st.figures ??= tokenFigures(v, tok));
-          },
-          analysis: a,
-        };
+    let section: SectionResult;
+    if (!moved && figures) section = { slice: s, verdict: base, candidate: st.candidate, action, tokens: figures, analysis: a };
+    else {
+      let shifted: VerdictV1 | undefined = moved ? undefined : base;
+      section = {
+        slice: s,
+        get verdict(): VerdictV1 {
+          return (shifted ??= shiftVerdict(base, s));
+        },
+        candidate: st.candidate,
+        action,
+        get tokens(): TokenFigures {
+          return (st.figures ??= tokenFigures(base, tok));
+        },
+        analysis: a,
+      };
+    }
     sections.push(section);
     segments.push(action === 'convert' ? st.segment : null);
     memos.push(st);
@@ -503,7 +514,8 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
   const source = d.text.length;
   const hybridLen = assembly.length;
   const recommend = recommendHybrid(converted.length, source, hybridLen);
-  const allSafe = converted.every((x) => x.verdict!.safe_to_auto_apply);
+  // (position-free fields: read from the standalone verdict, so no section's verdict is shifted for them)
+  const allSafe = sections.every((x, i) => x.action !== 'convert' || memos[i]!.verdict.safe_to_auto_apply);
   // The rows are built on first read (the CLI's JSON and the whole-document verdict read them; lenses, the
   // status bar and diagnostics do not), each remembered with its section so an unchanged section's row is reused.
   let rows: PlanSection[] | undefined;
