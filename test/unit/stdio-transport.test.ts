@@ -125,6 +125,8 @@ test('nonAsciiRuns finds every run, across 64 KB block boundaries too', () => {
   const at = [0, 252, 256, 65_534, 131_071, 199_998];
   for (const i of at) Buffer.from('—').copy(b, i);
   const runs = nonAsciiRuns(b, b.length);
+  assert.equal(nonAsciiRuns(b, b.length, 16), undefined, 'more than the budget (17 bytes in runs): given up');
+  assert.deepEqual(nonAsciiRuns(b, b.length, 17), runs);
   const expected: number[] = [];
   for (const i of at) expected.push(i, Math.min(b.length, i + 3));
   // 199_998 + 3 is past the end: the em dash is cut and the run ends at the end of the buffer

@@ -38,31 +38,36 @@ export interface ReaderLimits {
 /**
  * The byte runs of `buf[0, n)` that are not ASCII, as [start, end) pairs. Whole blocks are passed over with
  * the native `isAscii`, halved down to 256 bytes around non-ASCII bytes, so a body with a few hundred
- * non-ASCII characters costs a few thousand native calls, not a JavaScript loop over every byte.
+ * non-ASCII characters costs a few thousand native calls, not a JavaScript loop over every byte. Undefined
+ * (and the scan stopped early) once the runs hold more than `budget` bytes.
  */
-export function nonAsciiRuns(buf: Uint8Array, n: number): number[] {
+export function nonAsciiRuns(buf: Uint8Array, n: number, budget = Infinity): number[] | undefined {
   const runs: number[] = [];
+  let inRuns = 0;
   let scanned = 0; // bytes before this are already classified (a run can cross a block boundary)
   const visit = (from: number, to: number): void => {
-    if (to <= scanned || isAscii(buf.subarray(from, to))) return;
+    if (to <= scanned || inRuns > budget || isAscii(buf.subarray(from, to))) return;
     if (to - from > 256) {
       const mid = (from + to) >>> 1;
       visit(from, mid);
       visit(mid, to);
       return;
     }
-    for (let i = Math.max(from, scanned); i < to; i++) {
+    for (let i = Math.max(from, scanned); i < to && inRuns <= budget; i++) {
       if (buf[i]! < 0x80) continue;
       let j = i + 1;
-      while (j < n && buf[j]! >= 0x80) j++;
+      const stop = Math.min(n, i + (budget - inRuns) + 1); // a run longer than what is left of the budget ends the scan
+      while (j < stop && buf[j]! >= 0x80) j++;
       runs.push(i, j);
+      inRuns += j - i;
+      if (inRuns > budget) return;
       i = j;
       scanned = j;
     }
     scanned = Math.max(scanned, to);
   };
-  for (let at = 0; at < n; at += 65536) visit(at, Math.min(n, at + 65536));
-  return runs;
+  for (let at = 0; at < n && inRuns <= budget; at += 65536) visit(at, Math.min(n, at + 65536));
+  return inRuns <= budget ? runs : undefined;
 }
 
 const HEX = '0123456789abcdef';
@@ -77,7 +82,11 @@ const HEX = '0123456789abcdef';
  * `toString('utf8')` does: an ASCII byte never continues a sequence, so decoding each run alone is the same.
  */
 export function jsonTextOf(buf: Buffer, n: number): string {
-  const runs = nonAsciiRuns(buf, n);
+  // Each non-ASCII byte grows by at least one byte when escaped (3 bytes → `\uXXXX`), so runs holding more
+  // bytes than the spare capacity cannot fit: stop scanning and decode as UTF-8 (text that is mostly non-ASCII).
+  const spare = buf.length - n;
+  const runs = nonAsciiRuns(buf, n, spare);
+  if (runs === undefined) return buf.toString('utf8', 0, n);
   if (runs.length === 0) return buf.toString('latin1', 0, n);
   const decoded: string[] = [];
   let extra = 0;
@@ -91,9 +100,9 @@ export function jsonTextOf(buf: Buffer, n: number): string {
     const s = buf.toString('utf8', start, end);
     decoded.push(s);
     extra += s.length * 6 - (end - start);
+    if (extra > spare) return buf.toString('utf8', 0, n);
     prevEnd = end;
   }
-  if (n + extra > buf.length) return buf.toString('utf8', 0, n);
   // Back to front: every byte moves right by the growth of the runs before it.
   let shift = extra;
   let tailEnd = n;
