@@ -44,7 +44,8 @@ import { jsonDiagnosticsFeature } from './features/jsonDocuments';
 import { codeActionsFeature } from './features/codeActions';
 import { jsonHoverFeature } from './features/hover';
 import { faultInjectionFeature } from './features/faultInjection';
-import { idleSignalFeature } from './features/idle';
+import { idleSignalFeature, serverWork } from './features/idle';
+import { startIdleCollector } from './node/idleGc';
 import { mergeCapabilities } from './features/capabilities';
 import {
   CONFIRM_REQUEST,
@@ -89,6 +90,8 @@ const FEATURES: FeatureModule[] = [
 if (process.env.TOONLENS_FAULT_INJECTION) FEATURES.push(faultInjectionFeature(process.env.TOONLENS_FAULT_INJECTION));
 // Tests only: `toonlens.test.idle` resolves once every debounce, check, analysis and worker job is done and published.
 if (process.env.TOONLENS_TEST_COUNTERS) FEATURES.push(idleSignalFeature);
+// A major GC when the server goes idle after work that left much garbage (node/idleGc.ts).
+startIdleCollector(serverWork);
 
 /**
  * LSP lifecycle, enforced before any handler runs: a request before `initialize` gets

@@ -9,15 +9,17 @@
  * not work: nothing is published when they go.
  */
 import type { FeatureModule } from './feature';
+import { idleGcStats } from '../node/idleGc';
 
 /** Test-only command (there only when TOONLENS_TEST_COUNTERS is set): resolves once the server is idle. */
 export const IDLE_COMMAND = 'toonlens.test.idle';
 /** Test-only command: answers at once (a round trip: every message sent before it has been handled). */
 export const PING_COMMAND = 'toonlens.test.ping';
 
-class WorkTracker {
+export class WorkTracker {
   private busy = 0;
   private waiters: (() => void)[] = [];
+  private idleListeners: (() => void)[] = [];
 
   /** Registers one piece of pending work; the returned function ends it (calling it again does nothing). */
   begin(): () => void {
@@ -27,8 +29,24 @@ class WorkTracker {
       if (ended) return;
       ended = true;
       this.busy--;
-      if (this.busy === 0) for (const w of this.waiters.splice(0)) w();
+      if (this.busy === 0) {
+        for (const w of this.waiters.splice(0)) w();
+        if (this.idleListeners.length) setImmediate(() => this.notifyIdle());
+      }
     };
+  }
+
+  /**
+   * Calls `listener` each time pending work drops to zero and is still zero a turn of the event loop later
+   * (the server's idle moments: what the idle collector of node/idleGc.ts waits for).
+   */
+  onIdle(listener: () => void): void {
+    this.idleListeners.push(listener);
+  }
+
+  private notifyIdle(): void {
+    if (this.busy !== 0) return;
+    for (const l of this.idleListeners) l();
   }
 
   /** Counts `p` as pending work until it settles; returns it unchanged. */
@@ -67,7 +85,7 @@ export const idleSignalFeature: FeatureModule = {
       commands: {
         [IDLE_COMMAND]: async () => {
           await serverWork.whenIdle();
-          return { idle: true };
+          return { idle: true, gc: idleGcStats() ?? null };
         },
         [PING_COMMAND]: () => ({ pong: true }),
       },

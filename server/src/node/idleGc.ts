@@ -1,0 +1,124 @@
+/**
+ * A major garbage collection when the server goes idle after work that left a lot of garbage behind
+ * (a large markdown document analysed, a keystroke's plan of it superseding the last one), so the
+ * process's memory drops back to what it holds instead of waiting for V8's next major collection,
+ * which lands at no predictable moment (docs/performance.md, "Markdown server memory").
+ *
+ * It never runs on a request's path: only once every piece of pending work (debounce timers, analyses,
+ * diagnostics runs, worker jobs: features/idle.ts) is done, after a further quiet delay, and not at all
+ * when anything arrived meanwhile. It runs only when it pays: when the heap has grown since the last
+ * collection by at least {@link IDLE_GC_MIN_GARBAGE_BYTES} and by {@link IDLE_GC_MIN_GARBAGE_SHARE} of
+ * what survived it (a small document's edits never trigger it; the collection's cost is proportional to
+ * what survives, so it runs only when it frees at least a tenth of that).
+ */
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import type { WorkTracker } from '../features/idle';
+
+/** At least this much heap growth since the last collection before an idle collection runs. */
+export const IDLE_GC_MIN_GARBAGE_BYTES = 16 * 1024 * 1024;
+/** …and at least this share of the heap that survived the last collection. */
+export const IDLE_GC_MIN_GARBAGE_SHARE = 0.1;
+/** How long the server must stay idle before the collection runs. */
+export const IDLE_GC_DELAY_MS = 100;
+
+/** V8's `gc` function (Node 20: `--expose-gc` set at run time, then read from a fresh context), or undefined. */
+export function exposeGc(): (() => void) | undefined {
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    const gc: unknown = vm.runInNewContext('gc');
+    return typeof gc === 'function' ? (gc as () => void) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the idle collector did (the test-only idle command reports it; the bench reads it). */
+export interface IdleGcStats {
+  collections: number;
+  /** Wall time spent in the collections (ms). */
+  ms: number;
+  /** Heap bytes the collections freed, in all. */
+  freed: number;
+}
+
+type Tracker = Pick<WorkTracker, 'begin' | 'pending' | 'onIdle'>;
+
+export interface IdleCollectorOptions {
+  delayMs?: number;
+  minGarbageBytes?: number;
+  minGarbageShare?: number;
+  /** Heap bytes in use (default: V8's used_heap_size). */
+  heapUsed?: () => number;
+}
+
+export class IdleCollector {
+  readonly stats: IdleGcStats = { collections: 0, ms: 0, freed: 0 };
+  /** The smallest heap seen since the last collection (what survived it, or V8's own collections since). */
+  private floor: number;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly heapUsed: () => number;
+
+  constructor(
+    private readonly gc: () => void,
+    private readonly work: Tracker,
+    private readonly opts: IdleCollectorOptions = {},
+  ) {
+    this.heapUsed = opts.heapUsed ?? (() => v8.getHeapStatistics().used_heap_size);
+    this.floor = this.heapUsed();
+    work.onIdle(() => this.idle());
+  }
+
+  /** Whether the garbage since the last collection is worth one now. */
+  pays(): boolean {
+    const used = this.heapUsed();
+    if (used < this.floor) this.floor = used;
+    const garbage = used - this.floor;
+    return garbage >= (this.opts.minGarbageBytes ?? IDLE_GC_MIN_GARBAGE_BYTES) && garbage >= (this.opts.minGarbageShare ?? IDLE_GC_MIN_GARBAGE_SHARE) * this.floor;
+  }
+
+  private idle(): void {
+    if (this.timer || !this.pays()) return;
+    // Pending work itself, so the test-only idle signal (and the bench) see the collection finished.
+    const end = this.work.begin();
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      try {
+        // Anything else pending (a request, an edit's debounce): not now; the next idle moment decides again.
+        if (this.work.pending === 1) this.collect();
+      } finally {
+        end();
+      }
+    }, this.opts.delayMs ?? IDLE_GC_DELAY_MS);
+  }
+
+  private collect(): void {
+    const before = this.heapUsed();
+    const t0 = performance.now();
+    this.gc();
+    this.stats.ms += performance.now() - t0;
+    this.stats.collections++;
+    const after = this.heapUsed();
+    this.stats.freed += Math.max(0, before - after);
+    this.floor = after;
+  }
+}
+
+let installed: IdleCollector | undefined;
+
+/**
+ * Starts the server's idle collector over `work` (once per process); nothing when `gc` cannot be exposed
+ * or `TOONLENS_IDLE_GC=0` is set (how the bench measures the server without it).
+ */
+export function startIdleCollector(work: Tracker): IdleCollector | undefined {
+  if (installed) return installed;
+  if (process.env.TOONLENS_IDLE_GC === '0') return undefined;
+  const gc = exposeGc();
+  if (!gc) return undefined;
+  return (installed = new IdleCollector(gc, work));
+}
+
+/** The server's idle collector's figures, if it runs. */
+export function idleGcStats(): IdleGcStats | undefined {
+  return installed?.stats;
+}
