@@ -6,7 +6,7 @@ import { parseSlice, type Block, type ParsedSlice } from './blocks';
 import { LineIndex } from '../lineIndex';
 import { bodyValue, sliceKey, type JsonObject, type JsonValue } from './model';
 import { CandidateSet } from './candidate';
-import { sentences } from './text';
+import { detach, sentences } from './text';
 import { toonFenceDiagnostics } from '../toon/fences';
 import type { CoreDiagnostic } from '../types';
 import { modelAlnum, sourceAlnum } from './coverage';
@@ -22,103 +22,197 @@ import {
   type VerdictWarning,
 } from './warnings';
 import { pushAll } from '../arrays';
+import { SmallMap } from '../smallMap';
 import { keepMarkerWarning } from './inlineControl';
 
 export type SliceKind = 'frontmatter' | 'preamble' | 'section';
 
-export interface SliceAnalysis {
+/**
+ * What a slice's analysis holds while it is measured — the parse, the model, the TOON candidates, the rules
+ * with their MinHash keys — and can rebuild from its text at any time (everything here is a pure function of
+ * the slice's text, kind and heading end). The engine cache drops it once a plan has measured the slice
+ * ({@link releaseDetail}): lenses, hovers, diagnostics and the next edit read only the compact fields and
+ * the memos; the whole-document verdict, another tokenizer or a record/budget conversion rebuilds it.
+ */
+export interface SliceDetail {
+  body: JsonValue;
+  /** The slice model: { key: body }. */
+  model: JsonObject;
+  parsed: ParsedSlice | null;
+  /** Rules (slice-relative) for document-level duplicate detection. */
+  rules: RuleRef[];
+  candidates: CandidateSet;
+  /** The body alone (what a section's ```toon fence holds: its heading stays the markdown line above). */
+  bodyCandidates: CandidateSet;
+  /** Memo for derived (record/lossy) models. */
+  derived: Map<string, { model: JsonObject; candidates: CandidateSet; alnum: number }>;
+}
+
+export interface SliceAnalysis extends Readonly<SliceDetail> {
   kind: SliceKind;
   raw: string;
   /** Slice-relative end of the heading line(s) incl. terminator. */
   headingEnd: number;
   key: string;
-  body: JsonValue;
-  /** The slice model: { key: body }. */
-  model: JsonObject;
-  parsed: ParsedSlice | null;
   stats: Stats;
   profile: ProfileName;
   /** The heading text when it is a level-1 heading (a standalone document's title). */
   title: string | null;
+  /** The parsed heading's text (what the plan's row shows); null without a heading. */
+  headingText: string | null;
+  /** Whether the body is the empty string (a preamble of blank lines: no part of the document model). */
+  emptyBody: boolean;
   /** Display name in warning messages. */
   section: string;
-  /** Rules (slice-relative) for document-level duplicate detection. */
-  rules: RuleRef[];
   /** Vague, long-section and split warnings (slice-relative). */
   ownWarnings: VerdictWarning[];
   /** Duplicate rules within the slice alone (slice-relative). */
   localDuplicates: VerdictWarning[];
-  candidates: CandidateSet;
   sourceAlnum: number;
-  /** The body alone (what a section's ```toon fence holds: its heading stays the markdown line above). */
-  bodyCandidates: CandidateSet;
   /** Memo: token count per tokenizer and text (the slice, its candidates, its converted segments). */
-  tokenMemo: Map<TokenizerName, Map<string, number>>;
-  /** Memo for derived (record/lossy) models. */
-  derived: Map<string, { model: JsonObject; candidates: CandidateSet; alnum: number }>;
+  tokenMemo: SmallMap<TokenizerName, SmallMap<string, number>>;
   /** Memo for standalone verdicts by options key. */
-  verdicts: Map<string, unknown>;
+  verdicts: SmallMap<string, unknown>;
   /** Memo: `toon/fence-decode` diagnostics of the slice's ```toon fences (slice-relative offsets). */
   toonFences?: CoreDiagnostic[];
   /** Memo: whether the slice text contains the word "toon" at all (else it holds no ```toon fence). */
   mentionsToon?: boolean;
 }
 
-/** Analyses one slice standalone. Never throws on any input. */
-export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): SliceAnalysis {
-  let parsed: ParsedSlice | null = null;
+/** The parse-dependent part of a slice's analysis, computed from its text (or from its parse, when given). */
+function sliceDetail(raw: string, kind: SliceKind, section: string, parsed: ParsedSlice | null = kind === 'frontmatter' ? null : parseSlice(raw, kind === 'section')): SliceDetail {
   let key: string;
   let body: JsonValue;
-  let stats: Stats;
-  if (kind === 'frontmatter') {
+  if (!parsed) {
     key = '---';
     body = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').replace(/\n$/, '');
-    stats = { ...emptyStats(), lines: new LineIndex(raw).spanCount };
   } else {
-    parsed = parseSlice(raw, kind === 'section');
     key = sliceKey(kind, parsed.heading);
     body = bodyValue(parsed.blocks);
-    stats = sliceStats(parsed, parsed.lines.spanCount);
   }
   const model: JsonObject = { [key]: body };
-  const section = parsed?.heading ? parsed.heading.text.replace(/\s+/g, ' ') : kind === 'preamble' ? '(preamble)' : '(frontmatter)';
-  const rules = parsed ? sliceRules(parsed, section) : [];
-  const ownWarnings: VerdictWarning[] = [];
-  if (parsed) {
-    pushAll(ownWarnings, vagueRuleWarnings(parsed, section));
-    const hasBody = parsed.blocks.length > 0;
-    if (hasBody) {
-      const long = longSectionWarning(parsed, raw, headingEnd, section);
-      if (long) ownWarnings.push(long);
-      const split = splitCandidateWarning(parsed, section);
-      if (split) ownWarnings.push(split);
-    }
-    const keep = keepMarkerWarning(raw, headingEnd, section);
-    if (keep) ownWarnings.push(keep);
-  }
   return {
-    kind,
-    raw,
-    headingEnd,
-    key,
     body,
     model,
     parsed,
-    stats,
-    profile: profileName(stats),
-    title: parsed?.heading && parsed.heading.level === 1 ? parsed.heading.text : null,
-    section,
-    rules,
-    ownWarnings,
-    localDuplicates: duplicateRuleWarnings(rules),
+    rules: parsed ? sliceRules(parsed, section) : [],
     candidates: new CandidateSet(model),
-    sourceAlnum: kind === 'frontmatter' ? 0 : sourceAlnum(raw),
     bodyCandidates: new CandidateSet(body),
-    tokenMemo: new Map(),
     derived: new Map(),
-    verdicts: new Map(),
   };
 }
+
+/**
+ * A slice analysis whose {@link SliceDetail} is built with it and rebuilt on first read after
+ * {@link releaseDetail} dropped it (same values: every detail is a pure function of the text).
+ */
+class Analysis implements SliceAnalysis {
+  key: string;
+  stats: Stats;
+  profile: ProfileName;
+  title: string | null;
+  headingText: string | null;
+  emptyBody: boolean;
+  section: string;
+  ownWarnings: VerdictWarning[] = [];
+  localDuplicates: VerdictWarning[];
+  sourceAlnum: number;
+  tokenMemo = new SmallMap<TokenizerName, SmallMap<string, number>>();
+  verdicts = new SmallMap<string, unknown>();
+  toonFences?: CoreDiagnostic[];
+  mentionsToon?: boolean;
+  private detail: SliceDetail | null;
+
+  constructor(
+    readonly raw: string,
+    readonly kind: SliceKind,
+    readonly headingEnd: number,
+  ) {
+    const parsed = kind === 'frontmatter' ? null : parseSlice(raw, kind === 'section');
+    // Strings kept with the analysis are flat copies (detach): a substring of the parse's text would keep that text alive.
+    const section = parsed?.heading ? detach(parsed.heading.text.replace(/\s+/g, ' ')) : kind === 'preamble' ? '(preamble)' : '(frontmatter)';
+    // The parse is the detail's: built once here, shared with it.
+    const d = sliceDetail(raw, kind, section, parsed);
+    this.detail = d;
+    this.key = parsed ? detach(sliceKey(kind, parsed.heading)) : '---';
+    this.stats = parsed ? sliceStats(parsed, parsed.lines.spanCount) : { ...emptyStats(), lines: new LineIndex(raw).spanCount };
+    this.profile = profileName(this.stats);
+    this.headingText = parsed?.heading ? detach(parsed.heading.text) : null;
+    this.title = parsed?.heading && parsed.heading.level === 1 ? this.headingText : null;
+    this.emptyBody = d.body === '';
+    this.section = section;
+    if (parsed) {
+      pushAll(this.ownWarnings, vagueRuleWarnings(parsed, section));
+      if (parsed.blocks.length > 0) {
+        const long = longSectionWarning(parsed, raw, headingEnd, section);
+        if (long) this.ownWarnings.push(long);
+        const split = splitCandidateWarning(parsed, section);
+        if (split) this.ownWarnings.push(split);
+      }
+      const keep = keepMarkerWarning(raw, headingEnd, section);
+      if (keep) this.ownWarnings.push(keep);
+    }
+    this.localDuplicates = duplicateRuleWarnings(d.rules);
+    this.sourceAlnum = kind === 'frontmatter' ? 0 : sourceAlnum(raw);
+  }
+
+  private full(): SliceDetail {
+    return (this.detail ??= sliceDetail(this.raw, this.kind, this.section));
+  }
+  get body(): JsonValue {
+    return this.full().body;
+  }
+  get model(): JsonObject {
+    return this.full().model;
+  }
+  get parsed(): ParsedSlice | null {
+    return this.full().parsed;
+  }
+  get rules(): RuleRef[] {
+    return this.full().rules;
+  }
+  get candidates(): CandidateSet {
+    return this.full().candidates;
+  }
+  get bodyCandidates(): CandidateSet {
+    return this.full().bodyCandidates;
+  }
+  get derived(): Map<string, { model: JsonObject; candidates: CandidateSet; alnum: number }> {
+    return this.full().derived;
+  }
+
+  /** Whether the detail is held (tests observe the release). */
+  get holdsDetail(): boolean {
+    return this.detail !== null;
+  }
+
+  release(keepTexts: readonly string[]): void {
+    this.detail = null;
+    // Token counts of candidate texts go with the candidates; the slice's own count and those of the
+    // texts the caller still measures (its converted segments) stay.
+    for (const m of this.tokenMemo.values()) for (const k of m.keys()) if (k !== this.raw && !keepTexts.includes(k)) m.delete(k);
+  }
+}
+
+/** Analyses one slice standalone. Never throws on any input. */
+export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): SliceAnalysis {
+  return new Analysis(raw, kind, headingEnd);
+}
+
+/**
+ * Drops the slice's {@link SliceDetail} (rebuilt from its text on the next read) and the token counts of
+ * texts other than the slice's own and `keepTexts`. What an engine cache does to the analyses a completed
+ * plan measured, so it keeps per slice only what lenses, hovers, diagnostics and the next edit read.
+ */
+export function releaseDetail(a: SliceAnalysis, keepTexts: readonly string[] = []): void {
+  if (a instanceof Analysis) a.release(keepTexts);
+}
+
+/** Whether the analysis holds its detail now (false after {@link releaseDetail} until a detail is read). */
+export function holdsDetail(a: SliceAnalysis): boolean {
+  return a instanceof Analysis ? a.holdsDetail : true;
+}
+
 
 const TOON_WORD = /toon/i;
 
@@ -148,7 +242,7 @@ export function sliceSourceTokens(a: SliceAnalysis, tok: Tokenizer): number {
 /** Token count of a text derived from the slice (a candidate, a converted segment), memoized on the analysis. */
 export function countTokens(a: SliceAnalysis, tok: Tokenizer, text: string): number {
   let m = a.tokenMemo.get(tok.name);
-  if (!m) a.tokenMemo.set(tok.name, (m = new Map()));
+  if (!m) a.tokenMemo.set(tok.name, (m = new SmallMap()));
   let n = m.get(text);
   if (n === undefined) {
     n = tok.count(text);

@@ -10,15 +10,16 @@
 import { decode, encode } from '@toon-format/toon';
 import { DEFAULT_MIN_TOKEN_SAVINGS, planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction } from '../policy';
 import { tokenizer, type Tokenizer, type TokenizerName } from '../tokens';
-import { analyzeSlice, sliceToonFenceDiagnostics, countTokens, derivedModel, sliceSourceTokens, type SliceAnalysis, type SliceKind } from './analysis';
+import { analyzeSlice, holdsDetail, releaseDetail, sliceToonFenceDiagnostics, countTokens, derivedModel, sliceSourceTokens, type SliceAnalysis, type SliceKind } from './analysis';
 import { decodesTo, delimitersFor, type CandidateSet, type DelimiterChar } from './candidate';
 import { coverageRatio } from './coverage';
 import { isSliceModel, renderBody, renderModel, type JsonObject, type JsonValue } from './model';
-import { assembleHybrid, convertedSegment, sliceEol } from './plan';
+import { assembleHybrid, convertedSegment, fencedCandidate, sliceEol } from './plan';
 import { profileName, addStats, emptyStats } from './stats';
 import { resliceAfterEdit, sliceDocument, type Slice, type SliceCarry } from './slices';
 import {
   buildVerdict,
+  tokensSettled,
   withFields,
   lowCoverageWarning,
   LOSSY_APPLIED,
@@ -108,7 +109,7 @@ function analyzeDocument(text: string, analyze: Analyze, duplicateMemo?: { last?
 
 /** Slices that contribute to the document model (a preamble of blank lines does not). */
 function modelEntries(d: DocAnalysis): SliceAnalysis[] {
-  return d.analyses.filter((a) => !(a.kind === 'preamble' && a.body === ''));
+  return d.analyses.filter((a) => !(a.kind === 'preamble' && a.emptyBody));
 }
 
 /**
@@ -385,13 +386,14 @@ function bestSectionCandidate(a: SliceAnalysis, delims: readonly DelimiterChar[]
  * is the segment Convert writes (kept heading line, fence lines, TOON, closing fence, the slice's line ends),
  * so `measured_chars.savings` is exactly the change in the document's length.
  */
-function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsKey(opts)): StandaloneSection {
+function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsKey(opts), eagerTokens = false): StandaloneSection {
   const memo = a.verdicts.get(key) as StandaloneSection | undefined;
   if (memo) return memo;
   const tok = tokenizerOf(opts);
   const best = bestSectionCandidate(a, delimitersFor(opts.delimiter), tok);
   // Nothing encodes: the slice itself stands in (savings 0, never converts).
-  const segment = best ? convertedSegment(a.raw, a.headingEnd, best.text) : a.raw;
+  // A flat copy: the segment's heading, cut from the slice text, would otherwise keep that text alive.
+  const segment = best ? detach(convertedSegment(a.raw, a.headingEnd, best.text)) : a.raw;
   const verdict = buildVerdict({
     schemaVersion: '1.0',
     profile: { name: a.profile, title: a.title, source_type: opts.sourceType ?? 'markdown', stats: a.stats },
@@ -412,8 +414,11 @@ function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsK
     ratios: ratiosOf(opts),
     tokenizer: tok,
     minTokenSavings: minTokenSavingsOf(opts),
+    eagerTokens,
   });
-  const r: StandaloneSection = { verdict, candidate: best?.text ?? null, segment };
+  // The candidate as a view into the segment, which holds it verbatim in LF documents: one copy, not two.
+  const fenced = best ? fencedCandidate(segment, a.headingEnd) : null;
+  const r: StandaloneSection = { verdict, candidate: best ? (fenced === best.text ? fenced : best.text) : null, segment };
   if (a.verdicts.size > 4) a.verdicts.clear();
   a.verdicts.set(key, r);
   return r;
@@ -437,7 +442,7 @@ function planRow(x: SectionResult): PlanSection {
   const v = x.verdict;
   if (!v) return { heading: null, kind: 'frontmatter', range, profile: null, verdict: null, action: 'keep', measured_chars: null, warnings: [], safe_to_auto_apply: false };
   return {
-    heading: s.kind === 'section' ? x.analysis.parsed?.heading?.text ?? s.heading : null,
+    heading: s.kind === 'section' ? x.analysis.headingText ?? s.heading : null,
     kind: s.kind,
     range,
     profile: v.profile.name,
@@ -483,7 +488,8 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
     // shifted copy shares): lenses and hovers read them, plans need not. Plain properties where the values are
     // known: an accessor per section costs ten times the object.
     const moved = !(s.charStart === 0 && s.lineStart === 1) && (st.located ??= base.warnings.some((w) => w.range));
-    const figures = st.figures;
+    // (The engine cache's verdicts are counted when made: their figures are known at once.)
+    const figures = st.figures ?? (tokensSettled(base) ? (st.figures = tokenFigures(base, tok)) : undefined);
     let section: SectionResult;
     if (!moved && figures) section = { slice: s, verdict: base, candidate: st.candidate, action, tokens: figures, analysis: a };
     else {
@@ -787,11 +793,14 @@ export class EngineCache {
         if (++carried % CARRIED_PER_YIELD === 0) yield { done: slices.length + i + 1, total };
         continue;
       }
-      standalones[i] = standaloneSection(analyses[i]!, lossOpts, key);
+      // Token figures counted now (the lenses read every section's): the verdicts are plain objects.
+      standalones[i] = standaloneSection(analyses[i]!, lossOpts, key, true);
       yield { done: slices.length + i + 1, total };
     }
     const result = buildPlan({ text, slices, analyses, duplicateMemo: this.duplicateMemo }, opts, standalones);
-    // The generation turns over: the cache now holds exactly this version's slices.
+    // The generation turns over: the cache now holds exactly this version's slices, each holding only what the
+    // plan's readers need (releaseDetail; the slices carried from the last plan were released then).
+    for (const a of analyses) if (holdsDetail(a)) releaseDetail(a, a.verdicts.values().map((v) => (v as StandaloneSection).segment));
     this.gen = next;
     this.fresh = new Map();
     this.last = { text, key: okey, result };

@@ -134,6 +134,12 @@ export interface VerdictInputs {
   tokenizer?: Tokenizer;
   /** The token gate's minimum saving; the gate runs only with a real tokenizer and a positive character saving. */
   minTokenSavings?: number;
+  /**
+   * Count the tokens now and hold token_estimates as a plain value (the engine cache: its lenses read every
+   * section's tokens anyway, and an object with an accessor is a dictionary-mode object of ~1 KB with two
+   * closures, where a plain literal is a fraction of that: docs/performance.md, "Markdown server memory").
+   */
+  eagerTokens?: boolean;
 }
 
 /** Assembles a verdict: negative_savings / target_not_reached / budget_refused appended, the decision policy (docs/engine.md#decision-policy) decided. */
@@ -159,6 +165,21 @@ export function buildVerdict(i: VerdictInputs): VerdictV1 {
   // Token counts are advisory and cost a tokenizer pass: an accessor pair computes them on first
   // read and memoizes. It sits in the literal, so the wire order is kept, and it is enumerable, so
   // JSON.stringify, schema validation and deep equality all read it.
+  if (i.eagerTokens) {
+    return {
+      schema_version: i.schemaVersion,
+      verdict,
+      safe_to_auto_apply: safe,
+      profile: i.profile,
+      measured_chars: measured,
+      token_estimates: tokenEstimates(i.sourceTokens(), i.candidateTokens(), sourceChars, toon, ratios, estimator),
+      toon_candidate: i.includeCandidate && !i.refused ? i.candidateText() : null,
+      warnings: sorted,
+      flags: { lossless: i.lossless, valid: i.valid, target_reached: i.targetReached },
+      mode: i.mode,
+      delimiter: i.refused ? null : i.delimiter,
+    };
+  }
   let estimates: TokenEstimates | undefined;
   return {
     schema_version: i.schemaVersion,
@@ -180,8 +201,31 @@ export function buildVerdict(i: VerdictInputs): VerdictV1 {
   };
 }
 
+/** Whether a verdict holds its token_estimates as a plain value (counted already; see VerdictInputs.eagerTokens). */
+export function tokensSettled(v: VerdictV1): boolean {
+  return Object.getOwnPropertyDescriptor(v, 'token_estimates')?.get === undefined;
+}
+
 /** A copy of a verdict with some fields replaced, keeping the field order and a lazy token_estimates lazy. */
 export function withFields(v: VerdictV1, fields: Partial<VerdictV1>): VerdictV1 {
+  if (tokensSettled(v)) {
+    // A plain literal, as the original is (no accessor to keep lazy).
+    const out: VerdictV1 = {
+      schema_version: v.schema_version,
+      verdict: v.verdict,
+      safe_to_auto_apply: v.safe_to_auto_apply,
+      profile: v.profile,
+      measured_chars: v.measured_chars,
+      token_estimates: v.token_estimates,
+      toon_candidate: v.toon_candidate,
+      warnings: v.warnings,
+      flags: v.flags,
+      mode: v.mode,
+      delimiter: v.delimiter,
+      ...(v.context_plan !== undefined ? { context_plan: v.context_plan } : {}),
+    };
+    return Object.assign(out, fields);
+  }
   // Reading the copy's estimate reads the original's, which computes once and memoizes.
   let estimates: TokenEstimates | undefined = fields.token_estimates;
   const out: VerdictV1 = {

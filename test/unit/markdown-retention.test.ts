@@ -1,0 +1,128 @@
+// What the engine cache keeps per slice (docs/performance.md, "Markdown server memory"): once a plan has measured
+// a slice, its analysis drops the parse, the model, the candidates and the rules (rebuilt from the slice text on
+// demand) and holds its verdict as a plain object. Nothing a user sees may
+// change: on every markdown file of the repository, lenses, hovers, diagnostics, the plan, the whole-document
+// verdict and the conversions from the compacted cache equal those of a fresh, uncompacted plan — after the cold
+// pass, and after an edit elsewhere and back (so the compacted analyses are what the plan reuses).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { EngineCache, convertDocument, planDocument, profileDocument, type EngineOptions, type PlanResult } from '../../server/src/core/markdown/engine';
+import { holdsDetail } from '../../server/src/core/markdown/analysis';
+import { markdownDiagnostics } from '../../server/src/core/markdown/diagnostics';
+import { sectionLensTitle, sectionLensTooltip, planLensTitle } from '../../server/src/features/markdownLenses';
+import { sectionHoverMarkdown } from '../../server/src/features/markdownHover';
+import { SmallMap } from '../../server/src/core/smallMap';
+import { CORPUS_INPUTS, FIXTURES, REPO_ROOT } from '../paths';
+
+function markdownFiles(): { name: string; text: string }[] {
+  const dirs = [CORPUS_INPUTS, path.join(REPO_ROOT, 'examples', 'markdown'), path.join(FIXTURES, 'markdown')];
+  const out: { name: string; text: string }[] = [];
+  for (const dir of dirs) {
+    for (const f of readdirSync(dir)) if (f.endsWith('.md') && !f.startsWith('LICENSE')) out.push({ name: path.join(path.basename(dir), f), text: readFileSync(path.join(dir, f), 'utf8') });
+  }
+  return out;
+}
+
+/** Everything a user sees of a plan: per section its lens title and tooltip, hover, tokens and candidate; the plan lens; diagnostics. */
+function seen(text: string, plan: PlanResult): unknown {
+  return {
+    plan: planLensTitle(plan),
+    contextPlan: JSON.stringify(plan.contextPlan),
+    tokens: plan.tokens,
+    sections: plan.sections.map((s) =>
+      s.verdict
+        ? { lens: sectionLensTitle(s), tooltip: sectionLensTooltip(s), hover: sectionHoverMarkdown(s), tokens: s.tokens, candidate: s.candidate, verdict: JSON.stringify(s.verdict), action: s.action }
+        : { frontmatter: true },
+    ),
+    diagnostics: markdownDiagnostics(text, plan),
+  };
+}
+
+/** An edit inside the middle section's body (or at the end of a one-section file). */
+function edited(text: string, plan: PlanResult): string {
+  const s = plan.sections[Math.floor(plan.sections.length / 2)]!.slice;
+  const at = Math.max(s.headingEnd, Math.min(s.charEnd, s.headingEnd + 1));
+  return text.slice(0, at) + 'x' + text.slice(at);
+}
+
+const OPTIONS: EngineOptions[] = [{}, { tokenizer: 'cl100k_base', minTokenSavings: 5 }, { tokenizer: 'estimate' }];
+
+test('the compacted engine cache shows exactly what a fresh plan shows, on every markdown file of the repository', () => {
+  const files = markdownFiles();
+  assert.ok(files.length >= 20, `markdown files found: ${files.length}`);
+  let released = 0;
+  for (const { name, text } of files) {
+    for (const opts of OPTIONS) {
+      const fresh = planDocument(text, opts);
+      const want = seen(text, fresh);
+      const cache = new EngineCache();
+      const cold = cache.plan(text, opts);
+      for (const s of cold.sections) if (!holdsDetail(s.analysis)) released++;
+      assert.deepEqual(seen(text, cold), want, `${name} ${JSON.stringify(opts)}: cold`);
+      // An edit elsewhere, then back: the plan of the original text reuses the compacted analyses.
+      const other = edited(text, cold);
+      assert.deepEqual(seen(other, cache.plan(other, opts)), seen(other, planDocument(other, opts)), `${name} ${JSON.stringify(opts)}: edited`);
+      const again = cache.plan(text, opts);
+      assert.deepEqual(seen(text, again), want, `${name} ${JSON.stringify(opts)}: after an edit and back`);
+      if (opts === OPTIONS[0]) {
+        // What rebuilds the detail: the whole-document verdict (the conversions below too).
+        assert.equal(JSON.stringify(again.verdict), JSON.stringify(fresh.verdict), `${name}: whole-document verdict`);
+        assert.equal(again.hybrid, fresh.hybrid, `${name}: hybrid`);
+      }
+    }
+    const cache = new EngineCache();
+    cache.plan(text);
+    assert.deepEqual(cache.profile(text), profileDocument(text), `${name}: profile`);
+    for (const o of [{ mode: 'record' as const }, { mode: 'budget' as const, targetChars: 50, allowLossy: true }, {}]) {
+      assert.equal(JSON.stringify(cache.convert(text, o)), JSON.stringify(convertDocument(text, o)), `${name}: convert ${JSON.stringify(o)}`);
+    }
+  }
+  assert.ok(released > 100, `analyses released after their plan: ${released}`);
+});
+
+test('a plan leaves its analyses compact: no detail held, the slice text kept', () => {
+  const text = markdownFiles().find((f) => f.text.length > 2000)!.text;
+  const cache = new EngineCache();
+  const plan = cache.plan(text);
+  for (const s of plan.sections) {
+    assert.equal(holdsDetail(s.analysis), false, s.slice.heading ?? s.slice.kind);
+    assert.equal(s.analysis.raw, text.slice(s.slice.charStart, s.slice.charEnd));
+  }
+  // Reading a detail rebuilds it, with the same values as a fresh analysis.
+  const a = plan.sections.find((s) => s.slice.kind === 'section')!.analysis;
+  const body = JSON.stringify(a.body);
+  assert.equal(holdsDetail(a), true);
+  assert.equal(body, JSON.stringify(planDocument(text).sections.find((s) => s.slice.kind === 'section')!.analysis.body));
+});
+
+test('SmallMap behaves as a Map for the memos (get, set replacing the key object, delete, clear, keys, values)', () => {
+  const m = new SmallMap<string, number>();
+  const ref = new Map<string, number>();
+  const ops: [string, string, number][] = [
+    ['set', 'a', 1],
+    ['set', 'b', 2],
+    ['set', 'a', 3],
+    ['delete', 'b', 0],
+    ['set', 'c', 4],
+    ['delete', 'zz', 0],
+    ['set', 'b', 5],
+  ];
+  for (const [op, k, v] of ops) {
+    if (op === 'set') {
+      m.set(k, v);
+      ref.set(k, v);
+    } else assert.equal(m.delete(k), ref.delete(k));
+    assert.equal(m.size, ref.size);
+    assert.deepEqual(m.keys(), [...ref.keys()]);
+    assert.deepEqual(m.values(), [...ref.values()]);
+    for (const key of ['a', 'b', 'c', 'zz']) {
+      assert.equal(m.get(key), ref.get(key));
+      assert.equal(m.has(key), ref.has(key));
+    }
+  }
+  m.clear();
+  assert.equal(m.size, 0);
+  assert.equal(m.get('a'), undefined);
+});
