@@ -85,7 +85,8 @@ export const idleSignalFeature: FeatureModule = {
       commands: {
         [IDLE_COMMAND]: async () => {
           await serverWork.whenIdle();
-          return { idle: true, gc: idleGcStats() ?? null };
+          const m = process.memoryUsage();
+          return { idle: true, gc: idleGcStats() ?? null, memory: { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers } };
         },
         [PING_COMMAND]: () => ({ pong: true }),
       },

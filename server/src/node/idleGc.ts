@@ -27,7 +27,18 @@ export function exposeGc(): (() => void) | undefined {
   try {
     v8.setFlagsFromString('--expose-gc');
     const gc: unknown = vm.runInNewContext('gc');
-    return typeof gc === 'function' ? (gc as () => void) : undefined;
+    if (typeof gc !== 'function') return undefined;
+    // Compacting every page it can, not only V8's usual few candidates: the analyses a plan keeps were
+    // allocated among its garbage, so without it the freed memory stays committed in half-empty pages
+    // (measured at 4 MB: heap total 195 → 102 MB, RSS 275 → 185 MB, the collection 80–100 ms either way).
+    return () => {
+      v8.setFlagsFromString('--compact-on-every-full-gc');
+      try {
+        (gc as () => void)();
+      } finally {
+        v8.setFlagsFromString('--no-compact-on-every-full-gc');
+      }
+    };
   } catch {
     return undefined;
   }
