@@ -21,6 +21,10 @@ export const IDLE_GC_MIN_GARBAGE_BYTES = 16 * 1024 * 1024;
 export const IDLE_GC_MIN_GARBAGE_SHARE = 0.1;
 /** How long the server must stay idle before the collection runs. */
 export const IDLE_GC_DELAY_MS = 100;
+/** Idle means the event loop was busy for at most this share of that interval (untracked requests count)… */
+export const IDLE_GC_MAX_UTILIZATION = 0.25;
+/** …re-checked this many times (10 s at the default delay) before the collection is given up until the next idle moment. */
+export const IDLE_GC_MAX_TRIES = 100;
 
 /** V8's `gc` function (Node 20: `--expose-gc` set at run time, then read from a fresh context), or undefined. */
 export function exposeGc(): (() => void) | undefined {
@@ -92,15 +96,27 @@ export class IdleCollector {
     if (this.timer || !this.pays()) return;
     // Pending work itself, so the test-only idle signal (and the bench) see the collection finished.
     const end = this.work.begin();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      try {
-        // Anything else pending (a request, an edit's debounce): not now; the next idle moment decides again.
-        if (this.work.pending === 1) this.collect();
-      } finally {
-        end();
-      }
-    }, this.opts.delayMs ?? IDLE_GC_DELAY_MS);
+    let tries = 0;
+    const arm = () => {
+      const elu = performance.eventLoopUtilization();
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        // Anything else pending (an edit's debounce, an analysis): not now; the next idle moment decides again.
+        if (this.work.pending !== 1) return end();
+        // Work no tracker sees (a request being answered, a workspace check between its files) keeps the event
+        // loop busy: wait for a quiet interval, a bounded number of times.
+        if (performance.eventLoopUtilization(elu).utilization > IDLE_GC_MAX_UTILIZATION) {
+          if (++tries < IDLE_GC_MAX_TRIES) return arm();
+          return end();
+        }
+        try {
+          this.collect();
+        } finally {
+          end();
+        }
+      }, this.opts.delayMs ?? IDLE_GC_DELAY_MS);
+    };
+    arm();
   }
 
   private collect(): void {
