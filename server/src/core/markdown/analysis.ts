@@ -106,21 +106,11 @@ function sliceDetail(raw: string, kind: SliceKind, section: string, parsed: Pars
  * A slice analysis whose {@link SliceDetail} is built with it and rebuilt on first read after
  * {@link releaseDetail} dropped it (same values: every detail is a pure function of the text).
  */
+// The compact fields are SliceAnalysis's, declared once there (all assigned by the constructor).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'kind' | 'headingEnd'> {}
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 class Analysis implements SliceAnalysis {
-  key: string;
-  stats: Stats;
-  profile: ProfileName;
-  title: string | null;
-  headingText: string | null;
-  emptyBody: boolean;
-  section: string;
-  ownWarnings: VerdictWarning[] = [];
-  localDuplicates: VerdictWarning[];
-  sourceAlnum: number;
-  tokenMemo = new SmallMap<TokenizerName, SmallMap<string, number>>();
-  verdicts = new SmallMap<string, unknown>();
-  toonFences?: CoreDiagnostic[];
-  mentionsToon?: boolean;
   private detail: SliceDetail | null;
 
   constructor(
@@ -141,6 +131,9 @@ class Analysis implements SliceAnalysis {
     this.title = parsed?.heading && parsed.heading.level === 1 ? this.headingText : null;
     this.emptyBody = d.body === '';
     this.section = section;
+    this.ownWarnings = [];
+    this.tokenMemo = new SmallMap();
+    this.verdicts = new SmallMap();
     if (parsed) {
       pushAll(this.ownWarnings, vagueRuleWarnings(parsed, section));
       if (parsed.blocks.length > 0) {

@@ -166,19 +166,19 @@ export function buildVerdict(i: VerdictInputs): VerdictV1 {
   // read and memoizes. It sits in the literal, so the wire order is kept, and it is enumerable, so
   // JSON.stringify, schema validation and deep equality all read it.
   if (i.eagerTokens) {
-    return {
+    const fields = {
       schema_version: i.schemaVersion,
       verdict,
       safe_to_auto_apply: safe,
       profile: i.profile,
       measured_chars: measured,
-      token_estimates: tokenEstimates(i.sourceTokens(), i.candidateTokens(), sourceChars, toon, ratios, estimator),
       toon_candidate: i.includeCandidate && !i.refused ? i.candidateText() : null,
       warnings: sorted,
       flags: { lossless: i.lossless, valid: i.valid, target_reached: i.targetReached },
       mode: i.mode,
       delimiter: i.refused ? null : i.delimiter,
     };
+    return plainVerdict(fields, tokenEstimates(i.sourceTokens(), i.candidateTokens(), sourceChars, toon, ratios, estimator));
   }
   let estimates: TokenEstimates | undefined;
   return {
@@ -201,6 +201,24 @@ export function buildVerdict(i: VerdictInputs): VerdictV1 {
   };
 }
 
+/** A verdict literal with token_estimates as a plain value, in the wire's field order. */
+function plainVerdict(f: Omit<VerdictV1, 'token_estimates'>, te: TokenEstimates): VerdictV1 {
+  return {
+    schema_version: f.schema_version,
+    verdict: f.verdict,
+    safe_to_auto_apply: f.safe_to_auto_apply,
+    profile: f.profile,
+    measured_chars: f.measured_chars,
+    token_estimates: te,
+    toon_candidate: f.toon_candidate,
+    warnings: f.warnings,
+    flags: f.flags,
+    mode: f.mode,
+    delimiter: f.delimiter,
+    ...(f.context_plan !== undefined ? { context_plan: f.context_plan } : {}),
+  };
+}
+
 /** Whether a verdict holds its token_estimates as a plain value (counted already; see VerdictInputs.eagerTokens). */
 export function tokensSettled(v: VerdictV1): boolean {
   return Object.getOwnPropertyDescriptor(v, 'token_estimates')?.get === undefined;
@@ -208,24 +226,8 @@ export function tokensSettled(v: VerdictV1): boolean {
 
 /** A copy of a verdict with some fields replaced, keeping the field order and a lazy token_estimates lazy. */
 export function withFields(v: VerdictV1, fields: Partial<VerdictV1>): VerdictV1 {
-  if (tokensSettled(v)) {
-    // A plain literal, as the original is (no accessor to keep lazy).
-    const out: VerdictV1 = {
-      schema_version: v.schema_version,
-      verdict: v.verdict,
-      safe_to_auto_apply: v.safe_to_auto_apply,
-      profile: v.profile,
-      measured_chars: v.measured_chars,
-      token_estimates: v.token_estimates,
-      toon_candidate: v.toon_candidate,
-      warnings: v.warnings,
-      flags: v.flags,
-      mode: v.mode,
-      delimiter: v.delimiter,
-      ...(v.context_plan !== undefined ? { context_plan: v.context_plan } : {}),
-    };
-    return Object.assign(out, fields);
-  }
+  // A plain literal, as the original is (no accessor to keep lazy).
+  if (tokensSettled(v)) return Object.assign(plainVerdict(v, v.token_estimates), fields);
   // Reading the copy's estimate reads the original's, which computes once and memoizes.
   let estimates: TokenEstimates | undefined = fields.token_estimates;
   const out: VerdictV1 = {
