@@ -454,6 +454,35 @@ function planRow(x: SectionResult): PlanSection {
   };
 }
 
+/**
+ * A section whose verdict is shifted into document coordinates, or whose token figures are counted, on first
+ * read. A class (getters on its prototype) rather than a literal with accessors: such a literal is a
+ * dictionary-mode object with a closure per accessor, ten times the size, kept for every section of the plan.
+ */
+class LazySection implements SectionResult {
+  private shifted: VerdictV1 | undefined;
+  constructor(
+    readonly slice: Slice,
+    private readonly base: VerdictV1,
+    moved: boolean,
+    private readonly st: StandaloneSection,
+    readonly action: 'convert' | 'keep',
+    private readonly tok: Tokenizer,
+    readonly analysis: SliceAnalysis,
+  ) {
+    this.shifted = moved ? undefined : base;
+  }
+  get candidate(): string | null {
+    return this.st.candidate;
+  }
+  get verdict(): VerdictV1 {
+    return (this.shifted ??= shiftVerdict(this.base, this.slice));
+  }
+  get tokens(): TokenFigures {
+    return (this.st.figures ??= tokenFigures(this.base, this.tok));
+  }
+}
+
 function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (StandaloneSection | undefined)[]): PlanResult {
   const lossOpts: EngineOptions = { ...opts, mode: 'lossless' };
   const sections: SectionResult[] = [];
@@ -492,21 +521,7 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
     const figures = st.figures ?? (tokensSettled(base) ? (st.figures = tokenFigures(base, tok)) : undefined);
     let section: SectionResult;
     if (!moved && figures) section = { slice: s, verdict: base, candidate: st.candidate, action, tokens: figures, analysis: a };
-    else {
-      let shifted: VerdictV1 | undefined = moved ? undefined : base;
-      section = {
-        slice: s,
-        get verdict(): VerdictV1 {
-          return (shifted ??= shiftVerdict(base, s));
-        },
-        candidate: st.candidate,
-        action,
-        get tokens(): TokenFigures {
-          return (st.figures ??= tokenFigures(base, tok));
-        },
-        analysis: a,
-      };
-    }
+    else section = new LazySection(s, base, moved, st, action, tok, a);
     sections.push(section);
     segments.push(action === 'convert' ? st.segment : null);
     memos.push(st);
