@@ -57,14 +57,18 @@ function showStatus(status: StatusBarItem): void {
 
 function createClient(context: ExtensionContext, status: StatusBarItem): LanguageClient {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
-  // A smaller young generation (2 MB semi-spaces instead of V8's 16 MB). Measured 2026-11-30 over this IPC
-  // transport, opening a 15.9 MB plan: peak RSS growth 93 MB instead of 105 MB (5.9x the file instead of 6.6x),
-  // server CPU to first diagnostics unchanged (~0.78 s both). 1 MB semi-spaces (78 MB) cost ~25 % more CPU and
-  // --optimize-for-size (63 MB) ~50 %, so neither is used.
+  // The server is spoken to over stdio, where it reads with its own message reader (server/src/node/
+  // stdioTransport.ts: the body decoded as one-byte ASCII JSON). Over node IPC, Node's own channel decodes every
+  // message and the server cannot replace that: measured 2026-12-01 with a forked client, 5 didOpens of the
+  // 14.6 MB producer plan, server CPU per didOpen 100 ms over IPC against 60 ms over stdio, VmHWM after six
+  // opens 556 MB against 275 MB (docs/performance.md, "The JSON transport").
+  // A smaller young generation (2 MB semi-spaces instead of V8's 16 MB): measured 2026-11-30 opening a 15.9 MB
+  // plan, peak RSS growth 93 MB instead of 105 MB, server CPU to first diagnostics unchanged; 1 MB semi-spaces
+  // cost ~25 % more CPU and --optimize-for-size ~50 %, so neither is used.
   const execArgv = ['--max-semi-space-size=2'];
   const serverOptions: ServerOptions = {
-    run: { module: serverModule, transport: TransportKind.ipc, options: { execArgv } },
-    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: [...execArgv, '--nolazy', '--inspect=6009'] } },
+    run: { module: serverModule, transport: TransportKind.stdio, options: { execArgv } },
+    debug: { module: serverModule, transport: TransportKind.stdio, options: { execArgv: [...execArgv, '--nolazy', '--inspect=6009'] } },
   };
   const extra = extraMarkdownLanguages();
   const storage = context.storageUri ?? context.globalStorageUri;

@@ -11,6 +11,15 @@ import type { WorkspaceReader } from '../core/types';
 import { createNodeWorkspace } from './workspace';
 import type { WorkerJob, WorkerReply, WorkerWorkspace } from './jsonWorkerProtocol';
 
+// A worker thread's stdout is the process's stdout, which under `--stdio` is the JSON-RPC channel: anything
+// printed here (ajv's logger, a library's warning) would corrupt it. Everything goes to stderr instead, which
+// the client shows in the server's output.
+if (parentPort) {
+  const toStderr = (...args: unknown[]) => console.error(...args);
+  console.log = console.info = console.debug = toStderr;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+}
+
 function workspaceOf(w: WorkerWorkspace | undefined): WorkspaceReader | undefined {
   if (!w) return undefined;
   const open = new Map(w.openTexts);
