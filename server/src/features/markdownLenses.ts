@@ -24,7 +24,7 @@ import type { TokenizerName } from '../core/tokens';
 import { COMMANDS } from './protocol';
 import { charsChange, fmtInt, fmtTokenSavings, headingText, humanCode, isMarkdownDocument, isMeasured, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
 import { convertedFenceOf, fenceSavings, originals, toonFencesOf, type FenceAt } from './markdownFences';
-import { RESOLVE_LENSES_ABOVE } from './reportEdits';
+import { RESOLVE_LENSES_ABOVE, UnresolvedLensSets } from './lensResolve';
 
 /** Sections whose body (after the heading line) has fewer non-blank characters than this get no lens. */
 export const MIN_LENS_BODY_CHARS = 20;
@@ -201,25 +201,17 @@ export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavin
   return lensEntries(doc, plan, minSavingsPct, trusted).map((e) => ({ range: e.range, command: commandOf(e, target) }));
 }
 
-/**
- * A document version's lenses as sent unresolved (a range and `data: ['md', id, index]`), kept until the next
- * answer for the document (or its close) so that `codeLens/resolve` makes the command of the lens shown.
- */
+/** A document version's lenses as sent unresolved, kept until the next answer for the document (or its close). */
 interface SentLensSet extends LensTarget {
-  id: number;
   entries: LensEntry[];
 }
 
-let nextLensSetId = 1;
+/** The `data` tag of markdown lenses sent unresolved. */
+const MARKDOWN_LENS_TAG = 'md';
 
 /** Whether the client said it resolves a lens's command lazily (LSP 3.18 `textDocument.codeLens.resolveSupport`; vscode-languageclient 10+ does). */
 export function clientResolvesLensCommands(caps: ClientCapabilities): boolean {
   return caps.textDocument?.codeLens?.resolveSupport?.properties?.includes('command') === true;
-}
-
-/** The markdown lens `data` of an unresolved lens: `['md', set id, index]` (report lenses send `[id, index]`). */
-function markdownLensData(d: unknown): [number, number] | undefined {
-  return Array.isArray(d) && d.length === 3 && d[0] === 'md' && typeof d[1] === 'number' && typeof d[2] === 'number' ? [d[1], d[2]] : undefined;
 }
 
 /** What the lens feature counts, for the test-only counters command. */
@@ -246,8 +238,15 @@ export const markdownLensesFeature: FeatureModule = {
     const plans = markdownPlans(ctx);
     const resolves = clientResolvesLensCommands(ctx.clientCapabilities);
     /** The unresolved lens set last sent per document. */
-    const sent = new Map<string, SentLensSet>();
-    ctx.documents.onDidClose((e) => sent.delete(e.document.uri));
+    const sent = new UnresolvedLensSets<SentLensSet>(
+      MARKDOWN_LENS_TAG,
+      (set, i) => {
+        const e = set.entries[i];
+        return e && ctx.guard('markdown code lens resolve', set.uri, () => commandOf(e, set), { title: 'ToonLens: this lens failed (see the output)', command: '' });
+      },
+      'Document changed: updating lenses…',
+    );
+    ctx.documents.onDidClose((e) => sent.forget(e.document.uri));
     const counters: MarkdownLensCounters = { unresolved: 0, resolves: 0 };
     const testCommands = {
       [MARKDOWN_CACHE_COMMAND]: (args: unknown[]) => plans.cacheCounters(String(args[0])),
@@ -256,16 +255,9 @@ export const markdownLensesFeature: FeatureModule = {
     return {
       ...(process.env.TOONLENS_TEST_COUNTERS ? { commands: testCommands } : {}),
       resolveCodeLens(lens) {
-        const d = markdownLensData(lens.data);
-        if (!d) return undefined;
+        if (!sent.owns(lens)) return undefined;
         counters.resolves++;
-        for (const set of sent.values()) {
-          if (set.id !== d[0]) continue;
-          const e = set.entries[d[1]];
-          if (e) return { range: lens.range, command: ctx.guard('markdown code lens resolve', set.uri, () => commandOf(e, set), { title: 'ToonLens: this lens failed (see the output)', command: '' }) };
-        }
-        // Sent for an older version (the client asks for the new lenses itself): nothing to run from it.
-        return { range: lens.range, command: { title: 'Document changed: updating lenses…', command: '' } };
+        return sent.resolve(lens);
       },
       async codeLenses(doc, _params, token) {
         if (!isMarkdownDocument(doc)) return undefined;
@@ -280,12 +272,12 @@ export const markdownLensesFeature: FeatureModule = {
         const target = { uri: current.uri, version: current.version, trusted };
         // Many lenses, and a client that resolves them: ranges now, each command when its lens is shown.
         if (resolves && entries.length > RESOLVE_LENSES_ABOVE) {
-          const id = nextLensSetId++;
-          sent.set(current.uri, { id, ...target, entries });
+          const { id, lenses } = UnresolvedLensSets.unresolved(MARKDOWN_LENS_TAG, entries.map((e) => e.range));
+          sent.remember(current.uri, id, { ...target, entries });
           counters.unresolved++;
-          return entries.map((e, i) => ({ range: e.range, data: ['md', id, i] }));
+          return lenses;
         }
-        sent.delete(current.uri);
+        sent.forget(current.uri);
         return ctx.guard('markdown code lenses', doc.uri, () => entries.map((e) => ({ range: e.range, command: commandOf(e, target) })), []);
       },
     };

@@ -33,6 +33,10 @@ import { readRegularFile, readRegularText } from '../node/files';
 import { realRoot, verifyWriteTarget } from '../node/safeWrite';
 import { sha256Hex } from '../core/report/text';
 import { serverWork } from './idle';
+import { RESOLVE_LENSES_ABOVE, UnresolvedLensSets } from './lensResolve';
+
+/** The `data` tag of report lenses sent unresolved. */
+const REPORT_LENS_TAG = 'report';
 
 /** What the apply commands answer (the client shows the message when nothing was applied). */
 export interface ApplyOutcome {
@@ -323,16 +327,9 @@ export class CreatedFolders {
   }
 }
 
-/**
- * Reports with more lenses than this are answered with unresolved lenses (a range and `data` only, about a
- * third of the bytes) and each lens gets its title and command through `codeLens/resolve` when the editor
- * shows it; smaller reports get complete lenses (clients that never resolve see them all).
- */
-export const RESOLVE_LENSES_ABOVE = 500;
-
 /** A report version's lenses, planned once: what a codeLens request answers, and what resolve fills in. */
 export interface ReportLensSet {
-  /** Names this set in the `data` of its unresolved lenses (`[id, index]`). */
+  /** Names this set in the `data` of its unresolved lenses (features/lensResolve.ts). */
   id: number;
   uri: string;
   version: number;
@@ -343,8 +340,6 @@ export interface ReportLensSet {
   /** What the lenses show (lines, titles, commands), to tell whether a refresh would change anything. */
   signature: string;
 }
-
-let nextLensSetId = 1;
 
 /** What a lens set counts, for the test-only counters command. */
 interface LensCounters {
@@ -369,9 +364,9 @@ async function reportLensesFor(ctx: FeatureContext, analyzer: JsonAnalyzer, curr
   return analyzer.derived(current, settings, `report-lenses:${ctx.isTrusted()}`, async (result) => {
     const full = await planReportLenses(ctx, analyzer, current, result, counters);
     counters.builds++;
-    const id = nextLensSetId++;
-    const sent = full.length > RESOLVE_LENSES_ABOVE ? full.map((l, i) => ({ range: l.range, data: [id, i] })) : full;
-    return { id, uri: current.uri, version, full, sent, signature: lensSignature(full) };
+    // Many lenses: ranges now, each title and command when its lens is shown (features/lensResolve.ts).
+    const { id, lenses } = full.length > RESOLVE_LENSES_ABOVE ? UnresolvedLensSets.unresolved(REPORT_LENS_TAG, full.map((l) => l.range)) : { id: 0, lenses: full };
+    return { id, uri: current.uri, version, full, sent: lenses, signature: lensSignature(full) };
   });
 }
 
@@ -479,26 +474,13 @@ export const LENS_COMPUTATIONS_COMMAND = 'toonlens.test.reportLensComputations';
 /** Test-only command (with TOONLENS_TEST_COUNTERS): `{ computations, builds, resolves }` of report lenses. */
 export const LENS_COUNTERS_COMMAND = 'toonlens.test.reportLensCounters';
 
-/** The lens an unresolved lens stands for, from the set it was sent with (undefined: not one of ours). */
-function resolveReportLens(lens: CodeLens, sets: Iterable<ReportLensSet>): CodeLens | undefined {
-  const d: unknown = lens.data;
-  if (!Array.isArray(d) || d.length !== 2 || typeof d[0] !== 'number' || typeof d[1] !== 'number') return undefined;
-  for (const set of sets) {
-    if (set.id !== d[0]) continue;
-    const full = set.full[d[1]];
-    return full ? { range: lens.range, command: full.command } : undefined;
-  }
-  // Sent for an older version (the client asks for the new lenses itself): nothing to apply from it.
-  return { range: lens.range, command: { title: 'Report changed: updating lenses…', command: '' } };
-}
-
 export const reportEditsFeature: FeatureModule = {
   name: 'report-edits',
   create(ctx) {
     const analyzer = jsonAnalyzer(ctx);
     const served = new Map<string, string>();
-    /** The lens set last sent per report, for codeLens/resolve. */
-    const sentSets = new Map<string, ReportLensSet>();
+    /** The lens set last sent unresolved per report, for codeLens/resolve. */
+    const sentSets = new UnresolvedLensSets<ReportLensSet>(REPORT_LENS_TAG, (set, i) => set.full[i]?.command, 'Report changed: updating lenses…');
     const counters: LensCounters = { computations: 0, builds: 0, resolves: 0 };
     const lensesOf = async (doc: TextDocument): Promise<ReportLensSet | undefined> => {
       if (!isJsonDocument(doc)) return undefined;
@@ -507,7 +489,7 @@ export const reportEditsFeature: FeatureModule = {
       return reportLensesFor(ctx, analyzer, current, settings, counters);
     };
     const fresh = keepReportLensesFresh(ctx, served, lensesOf);
-    ctx.documents.onDidClose((e) => sentSets.delete(e.document.uri));
+    ctx.documents.onDidClose((e) => sentSets.forget(e.document.uri));
     const folders = new CreatedFolders((m) => ctx.log.info(m));
     const commands = reportCommands(ctx, folders);
     // An applied edit changes the files the lenses were planned against: check the open reports again.
@@ -540,15 +522,16 @@ export const reportEditsFeature: FeatureModule = {
         if (ctx.documents.get(doc.uri)?.version !== version) throw contentModified();
         if (!set || set.full.length === 0) {
           served.delete(doc.uri);
-          sentSets.delete(doc.uri);
+          sentSets.forget(doc.uri);
           return [];
         }
         served.set(doc.uri, set.signature);
-        sentSets.set(doc.uri, set);
+        if (set.sent === set.full) sentSets.forget(doc.uri);
+        else sentSets.remember(doc.uri, set.id, set);
         return set.sent;
       },
       resolveCodeLens(lens) {
-        const out = resolveReportLens(lens, sentSets.values());
+        const out = sentSets.resolve(lens);
         if (out) counters.resolves++;
         return out;
       },
