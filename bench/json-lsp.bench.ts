@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SCHEMAS } from '../server/src/core/json/schema';
 import { DATA_DIR, REPO_ROOT, type Input } from './data';
-import { BenchClient } from './lsp-client';
+import { BenchClient, launched } from './lsp-client';
 import { repeatedSampleReport as repeatedReport } from '../test/fixtures/report/helpers';
 import { row, sample, type BenchRow } from './stats';
 
@@ -58,7 +58,7 @@ export function cliRows(inputs: { input: Input; label: string }[], runs: number,
 }
 
 function ourServer(workspaceDir: string, env?: Record<string, string>): Promise<BenchClient> {
-  return BenchClient.start({ command: process.execPath, args: [SERVER, '--stdio'], workspaceDir, settings: { toonlens: {} }, env });
+  return BenchClient.start({ ...launched([SERVER, '--stdio'], env), workspaceDir, settings: { toonlens: {} } });
 }
 
 /** One fresh server process for `fn`, stopped afterwards whatever happens. */
@@ -87,12 +87,12 @@ function bundle(name: string): string {
  * `--toonlens-reader` the one ToonLens's server uses on stdio.
  */
 function bareServer(workspaceDir: string, args: string[] = []): Promise<BenchClient> {
-  return BenchClient.start({ command: process.execPath, args: [bundle('bare-server'), '--stdio', ...args], workspaceDir, settings: {} });
+  return BenchClient.start({ ...launched([bundle('bare-server'), '--stdio', ...args]), workspaceDir, settings: {} });
 }
 
 /** bench/floor-server.ts: no language server at all (`--count-only`: not even a decode). */
 function floorServer(workspaceDir: string, args: string[] = []): Promise<BenchClient> {
-  return BenchClient.start({ command: process.execPath, args: [bundle('floor-server'), ...args], workspaceDir, settings: {} });
+  return BenchClient.start({ ...launched([bundle('floor-server'), ...args]), workspaceDir, settings: {} });
 }
 
 function jsonServer(workspaceDir: string): Promise<BenchClient> {

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../server/src/node/launch';
 import {
   createProtocolConnection,
   DidChangeConfigurationNotification,
@@ -21,6 +22,14 @@ import {
   type Diagnostic,
   type ProtocolConnection,
 } from 'vscode-languageserver-protocol/node';
+
+/**
+ * `node` with the options and environment the VS Code client starts ToonLens's server with (server/src/node/
+ * launch.ts), for ToonLens's server and the bench servers that stand in for its parts; then `args` (the script first).
+ */
+export function launched(args: string[], env?: Record<string, string>): Pick<ClientOptions, 'command' | 'args' | 'env'> {
+  return { command: process.execPath, args: [...SERVER_EXEC_ARGV, ...args], env: { ...serverEnvAdditions(), ...(env ?? {}) } };
+}
 
 export interface ClientOptions {
   command: string;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DATA_DIR, REPO_ROOT, plan15MB, producerPlan14MB } from './data';
-import { BenchClient } from './lsp-client';
+import { BenchClient, launched } from './lsp-client';
 import { summarize } from './cpuprofile';
 import { repeatedSampleReport } from '../test/fixtures/report/helpers';
 
@@ -36,7 +36,7 @@ void (async () => {
     name = 'x.verdict.json';
   }
   const flags = ['--cpu-prof', '--cpu-prof-dir', out, ...(heap ? ['--heap-prof', '--heap-prof-dir', out] : [])];
-  const s = await BenchClient.start({ command: process.execPath, args: [...flags, join(REPO_ROOT, 'dist', 'server.js'), '--stdio'], workspaceDir: dir, settings: { toonlens: {} } });
+  const s = await BenchClient.start({ ...launched([...flags, join(REPO_ROOT, 'dist', 'server.js'), '--stdio']), workspaceDir: dir, settings: { toonlens: {} } });
   // A warm-up open (schema compilation, first-use code) first, as the bench does; then the measured one.
   const warm = pathToFileURL(join(dir, `warm-${name}`)).toString();
   await s.openAndWait(warm, text);

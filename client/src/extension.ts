@@ -25,6 +25,7 @@ import {
   type StatusParams,
   type ToonLensInitializationOptions,
 } from '../../server/src/features/protocol';
+import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../../server/src/node/launch';
 
 let client: LanguageClient | undefined;
 /** The server's latest status per document URI (shown only while that document is active). */
@@ -62,13 +63,12 @@ function createClient(context: ExtensionContext, status: StatusBarItem): Languag
   // message and the server cannot replace that: measured 2026-12-01 with a forked client, 5 didOpens of the
   // 14.6 MB producer plan, server CPU per didOpen 100 ms over IPC against 60 ms over stdio, VmHWM after six
   // opens 556 MB against 275 MB (docs/performance.md, "The JSON transport").
-  // A smaller young generation (2 MB semi-spaces instead of V8's 16 MB): measured 2026-11-30 opening a 15.9 MB
-  // plan, peak RSS growth 93 MB instead of 105 MB, server CPU to first diagnostics unchanged; 1 MB semi-spaces
-  // cost ~25 % more CPU and --optimize-for-size ~50 %, so neither is used.
-  const execArgv = ['--max-semi-space-size=2'];
+  // Node/V8 options and glibc settings shared with the test harness and the bench (server/src/node/launch.ts).
+  const execArgv = [...SERVER_EXEC_ARGV];
+  const env = serverEnvAdditions();
   const serverOptions: ServerOptions = {
-    run: { module: serverModule, transport: TransportKind.stdio, options: { execArgv } },
-    debug: { module: serverModule, transport: TransportKind.stdio, options: { execArgv: [...execArgv, '--nolazy', '--inspect=6009'] } },
+    run: { module: serverModule, transport: TransportKind.stdio, options: { execArgv, env } },
+    debug: { module: serverModule, transport: TransportKind.stdio, options: { execArgv: [...execArgv, '--nolazy', '--inspect=6009'], env } },
   };
   const extra = extraMarkdownLanguages();
   const storage = context.storageUri ?? context.globalStorageUri;

@@ -14,6 +14,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../../server/src/node/launch';
 import {
   ApplyWorkspaceEditRequest,
   CodeLensRefreshRequest,
@@ -133,9 +134,10 @@ export class LspHarness {
     this.workspaceUri = pathToFileURL(this.workspaceDir).toString();
     this.settings = { ...(opts.settings ?? {}) };
 
-    this.process = spawn(process.execPath, [opts.serverPath ?? SERVER_PATH, '--stdio'], {
+    // Started as the VS Code client starts it (server/src/node/launch.ts): what the tests and the bench run is what users run.
+    this.process = spawn(process.execPath, [...SERVER_EXEC_ARGV, opts.serverPath ?? SERVER_PATH, '--stdio'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, TOONLENS_TEST_COUNTERS: '1', ...(opts.env ?? {}) },
+      env: { ...process.env, ...serverEnvAdditions(), TOONLENS_TEST_COUNTERS: '1', ...(opts.env ?? {}) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.exited = new Promise((resolve) => {
