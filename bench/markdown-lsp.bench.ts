@@ -39,7 +39,7 @@ const SCREEN_LINES = 60;
  * lens on the screen around `line` (VS Code resolves the visible ones; the server sends lenses unresolved
  * to a client that says it resolves them, when there are many). Resolves with the answer's length.
  */
-async function lensesOf(lsp: LspHarness, uri: string, line = 0): Promise<number> {
+export async function lensesOf(lsp: LspHarness, uri: string, line = 0): Promise<number> {
   const lenses = (await lsp.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) ?? [];
   const from = Math.max(0, line - SCREEN_LINES / 2);
   const shown = lenses.filter((l) => !l.command && l.range.start.line >= from && l.range.start.line < from + SCREEN_LINES);
@@ -73,7 +73,7 @@ interface MemoryRun {
   gc: { collections: number; ms: number } | null;
 }
 
-const SMALL = '# Small\n\n- key: value\n- other: thing\n- third: item\n';
+export const SMALL = '# Small\n\n- key: value\n- other: thing\n- third: item\n';
 
 /** After the server reports idle, this long for V8's background threads to return freed pages to the OS. */
 export const RSS_SETTLE_MS = 200;
@@ -86,7 +86,7 @@ async function idleRSS(lsp: LspHarness): Promise<{ rss: number; gc: MemoryRun['g
 }
 
 /** `1 + later` one-character edits of the open document, each → lenses; their times (ms). */
-async function editLenses(lsp: LspHarness, uri: string, text: string, later: number, n: number): Promise<number[]> {
+export async function editLenses(lsp: LspHarness, uri: string, text: string, later: number, n: number): Promise<number[]> {
   let current = text;
   const times: number[] = [];
   let shift = 0;

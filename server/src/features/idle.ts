@@ -8,8 +8,9 @@
  * always on and costs an integer per piece of work. Caches that merely expire (a parsed value's TTL) are
  * not work: nothing is published when they go.
  */
+import v8 from 'node:v8';
 import type { FeatureModule } from './feature';
-import { idleGcStats } from '../node/idleGc';
+import { idleGcStats, type IdleGcStats } from '../node/idleGc';
 
 /** Test-only command (there only when TOONLENS_TEST_COUNTERS is set): resolves once the server is idle. */
 export const IDLE_COMMAND = 'toonlens.test.idle';
@@ -74,6 +75,17 @@ export class WorkTracker {
   }
 }
 
+/** The answer of {@link IDLE_COMMAND}: the process's memory once idle (bench/heap-breakdown.ts and the bench read it). */
+export interface IdleAnswer {
+  idle: true;
+  /** The idle collector's figures (node/idleGc.ts), null when it does not run. */
+  gc: IdleGcStats | null;
+  /** process.memoryUsage() (bytes). */
+  memory: { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
+  /** V8's heap spaces: committed (space_size), in use, and resident (physical_space_size), bytes. */
+  heapSpaces: { name: string; space_size: number; space_used_size: number; physical_space_size: number }[];
+}
+
 /** The server's pending background work (one server per process). */
 export const serverWork = new WorkTracker();
 
@@ -83,10 +95,11 @@ export const idleSignalFeature: FeatureModule = {
   create() {
     return {
       commands: {
-        [IDLE_COMMAND]: async () => {
+        [IDLE_COMMAND]: async (): Promise<IdleAnswer> => {
           await serverWork.whenIdle();
           const m = process.memoryUsage();
-          return { idle: true, gc: idleGcStats() ?? null, memory: { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers } };
+          const heapSpaces = v8.getHeapSpaceStatistics().map((s) => ({ name: s.space_name, space_size: s.space_size, space_used_size: s.space_used_size, physical_space_size: s.physical_space_size }));
+          return { idle: true, gc: idleGcStats() ?? null, memory: { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers }, heapSpaces };
         },
         [PING_COMMAND]: () => ({ pong: true }),
       },
