@@ -8,7 +8,7 @@ import { decode, encode } from '@toon-format/toon';
 import { convertDocument, convertSectionEdit, planDocument, profileDocument, renderToonAsMarkdown } from '../../server/src/core/markdown/engine';
 import { analyzeSlice } from '../../server/src/core/markdown/analysis';
 import { joinSoftBreaks } from '../../server/src/core/markdown/blocks';
-import { tokenizer, TOKENIZERS } from '../../server/src/core/tokens';
+import { TOKEN_MERGE_CACHE_ENTRIES, tokenizer, TOKENIZERS } from '../../server/src/core/tokens';
 import { explainVerdict } from '../../server/src/core/rules/verdictExplain';
 import { checkDocument } from '../../server/src/core/check';
 import { main } from '../../server/src/cli/main';
@@ -34,6 +34,20 @@ describe('tokenizers', () => {
     assert.equal(tokenizer('estimate').estimator, 'tokenx@1.3.0');
     // Padding of aligned markdown tables is cheap in BPE tokens: 40 spaces are far fewer than 10 tokens.
     assert.ok(o.count(' '.repeat(40)) < 10);
+  });
+  test("the BPE merge cache stays bounded: many distinct words never grow it past TOKEN_MERGE_CACHE_ENTRIES, and counts do not depend on it", () => {
+    // gpt-tokenizer's default keeps 100,000 entries for the life of the process (docs on TOKEN_MERGE_CACHE_ENTRIES).
+    const o = tokenizer('o200k_base');
+    const words = Array.from({ length: 30_000 }, (_, i) => `zq${(i * 2654435761 >>> 0).toString(36)}xv`);
+    const text = words.join(' ');
+    const first = o.count(text);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const core = (require('gpt-tokenizer/encoding/o200k_base') as { default: { bytePairEncodingCoreProcessor: { mergeCache?: Map<string, unknown> } } }).default.bytePairEncodingCoreProcessor;
+    assert.ok(core.mergeCache, 'the merge cache is on');
+    assert.ok(core.mergeCache.size <= TOKEN_MERGE_CACHE_ENTRIES, `${core.mergeCache.size} entries`);
+    assert.ok(core.mergeCache.size > TOKEN_MERGE_CACHE_ENTRIES / 2, 'the words went through the cache');
+    assert.equal(o.count(text), first, 'the same count with a warm cache');
+    assert.equal(words.slice(0, 50).reduce((n, w) => n + o.count(` ${w}`), 0), o.count(words.slice(0, 50).map((w) => ` ${w}`).join('')), 'word by word equals the whole');
   });
 });
 
