@@ -126,3 +126,37 @@ test('SmallMap behaves as a Map for the memos (get, set replacing the key object
   assert.equal(m.size, 0);
   assert.equal(m.get('a'), undefined);
 });
+
+test('an engine cache edited many times keeps one version of a large document, not one per edit', async () => {
+  const { markdownDocument } = await import('../../bench/markdown-gen');
+  const { exposeGc } = await import('../../server/src/node/idleGc');
+  const gc = exposeGc();
+  assert.ok(gc, 'gc can be exposed');
+  const heap = () => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  let text = markdownDocument(7, 12000, 8_000_000);
+  const cache = new EngineCache();
+  let plan = cache.plan(text);
+  // Each edit inserts a character in a different section's body (the sections after it shift), and reads what
+  // the lenses read of every section, so the plan and its sections are the cache's as a server keeps them.
+  const edit = (i: number, n: number) => {
+    const s = plan.sections[Math.floor((plan.sections.length * (i + 1)) / (n + 1))]!.slice;
+    const at = s.headingEnd + 1;
+    text = text.slice(0, at) + 'x' + text.slice(at);
+    plan = cache.plan(text);
+    for (const x of plan.sections) void x.tokens;
+  };
+  edit(0, 25);
+  const afterOne = heap();
+  for (let i = 1; i < 25; i++) edit(i, 25);
+  const afterMany = heap();
+  // Holding every version would add 24 × 8 MB; a version's worth is the bound.
+  assert.ok(afterMany - afterOne < text.length, `heap after 25 edits − after 1: ${((afterMany - afterOne) / 1e6).toFixed(1)} MB (file ${(text.length / 1e6).toFixed(1)} MB)`);
+  // The analyses read their text from the current version.
+  for (const s of plan.sections) assert.equal(s.analysis.raw.length, s.slice.charEnd - s.slice.charStart);
+  const mid = plan.sections[Math.floor(plan.sections.length / 2)]!;
+  assert.equal(mid.analysis.raw, text.slice(mid.slice.charStart, mid.slice.charEnd));
+});

@@ -7,6 +7,7 @@
  * document is counted as ordinary text, never rejected.
  */
 import { estimateTokenCount } from 'tokenx';
+import { detach } from './markdown/text';
 
 export type TokenizerName = 'o200k_base' | 'cl100k_base' | 'estimate';
 export const TOKENIZERS: readonly TokenizerName[] = ['o200k_base', 'cl100k_base', 'estimate'];
@@ -83,7 +84,10 @@ export function tokenizer(name: TokenizerName | undefined = DEFAULT_TOKENIZER): 
         if (!text) return 0;
         fn ??= loadBpe(n);
         try {
-          return fn(text, NO_SPECIAL);
+          // A flat copy: gpt-tokenizer's merge cache keeps the text's words as keys, and a word of 13 or more
+          // characters is a view into the text, which for a slice of a document is the whole document version
+          // (docs/performance.md: an edited document's old versions stayed alive through the cache).
+          return fn(detach(text), NO_SPECIAL);
         } catch {
           return estimateTokens(text);
         }

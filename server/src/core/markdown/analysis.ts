@@ -50,7 +50,15 @@ export interface SliceDetail {
 
 export interface SliceAnalysis extends Readonly<SliceDetail> {
   kind: SliceKind;
-  raw: string;
+  /**
+   * The slice text, read from the document version the slice was last planned in (a view: the analysis keeps
+   * no copy of its own; see {@link relocateAnalysis}).
+   */
+  readonly raw: string;
+  /** raw.length, without reading the text. */
+  readonly length: number;
+  /** A fingerprint of the text ({@link textHash}; what the engine cache keys its slice memo by). */
+  readonly hash: number;
   /** Slice-relative end of the heading line(s) incl. terminator. */
   headingEnd: number;
   key: string;
@@ -69,7 +77,9 @@ export interface SliceAnalysis extends Readonly<SliceDetail> {
   /** Duplicate rules within the slice alone (slice-relative). */
   localDuplicates: VerdictWarning[];
   sourceAlnum: number;
-  /** Memo: token count per tokenizer and text (the slice, its candidates, its converted segments). */
+  /** Memo: the slice text's token count per tokenizer. */
+  ownTokens: SmallMap<TokenizerName, number>;
+  /** Memo: token count per tokenizer and text derived from the slice (its candidates); emptied by {@link releaseDetail}. */
   tokenMemo: SmallMap<TokenizerName, SmallMap<string, number>>;
   /** Memo for standalone verdicts by options key. */
   verdicts: SmallMap<string, unknown>;
@@ -108,18 +118,30 @@ function sliceDetail(raw: string, kind: SliceKind, section: string, parsed: Pars
  */
 // The compact fields are SliceAnalysis's, declared once there (all assigned by the constructor).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
-interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'kind' | 'headingEnd'> {}
+interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd'> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 class Analysis implements SliceAnalysis {
   private detail: SliceDetail | null;
+  /** The document version the text is read from, and where in it (see relocateAnalysis). */
+  private src: string;
+  private at: number;
+  readonly hash: number;
 
   constructor(
-    readonly raw: string,
+    src: string,
+    at: number,
+    readonly length: number,
     readonly kind: SliceKind,
     readonly headingEnd: number,
+    hash?: number,
   ) {
+    this.src = src;
+    this.at = at;
+    const raw = this.raw;
+    this.hash = hash ?? textHash(raw);
     const parsed = kind === 'frontmatter' ? null : parseSlice(raw, kind === 'section');
-    // Strings kept with the analysis are flat copies (detach): a substring of the parse's text would keep that text alive.
+    // Strings kept with the analysis are flat copies (detach): a substring of the slice text would keep the
+    // document version it was read from alive.
     const section = parsed?.heading ? detach(parsed.heading.text.replace(/\s+/g, ' ')) : kind === 'preamble' ? '(preamble)' : '(frontmatter)';
     // The parse is the detail's: built once here, shared with it.
     const d = sliceDetail(raw, kind, section, parsed);
@@ -131,22 +153,35 @@ class Analysis implements SliceAnalysis {
     this.title = parsed?.heading && parsed.heading.level === 1 ? this.headingText : null;
     this.emptyBody = d.body === '';
     this.section = section;
-    this.ownWarnings = [];
+    const own: VerdictWarning[] = [];
+    this.ownTokens = new SmallMap();
     this.tokenMemo = new SmallMap();
     this.verdicts = new SmallMap();
     if (parsed) {
-      pushAll(this.ownWarnings, vagueRuleWarnings(parsed, section));
+      pushAll(own, vagueRuleWarnings(parsed, section));
       if (parsed.blocks.length > 0) {
         const long = longSectionWarning(parsed, raw, headingEnd, section);
-        if (long) this.ownWarnings.push(long);
+        if (long) own.push(long);
         const split = splitCandidateWarning(parsed, section);
-        if (split) this.ownWarnings.push(split);
+        if (split) own.push(split);
       }
       const keep = keepMarkerWarning(raw, headingEnd, section);
-      if (keep) this.ownWarnings.push(keep);
+      if (keep) own.push(keep);
     }
-    this.localDuplicates = duplicateRuleWarnings(d.rules);
+    this.ownWarnings = own.length ? own.map(detachWarning) : NO_WARNINGS;
+    const dups = duplicateRuleWarnings(d.rules);
+    this.localDuplicates = dups.length ? dups.map(detachWarning) : NO_WARNINGS;
     this.sourceAlnum = kind === 'frontmatter' ? 0 : sourceAlnum(raw);
+  }
+
+  get raw(): string {
+    const s = this.src;
+    return this.at === 0 && this.length === s.length ? s : s.slice(this.at, this.at + this.length);
+  }
+
+  relocate(src: string, at: number): void {
+    this.src = src;
+    this.at = at;
   }
 
   private full(): SliceDetail {
@@ -174,31 +209,81 @@ class Analysis implements SliceAnalysis {
     return this.full().derived;
   }
 
+  /** The body candidates: the held detail's, else built for this read alone (the detail stays released). */
+  transientBodyCandidates(): CandidateSet {
+    if (this.detail) return this.detail.bodyCandidates;
+    const raw = this.raw;
+    if (this.kind === 'frontmatter') return sliceDetail(raw, this.kind, this.section).bodyCandidates;
+    return new CandidateSet(bodyValue(parseSlice(raw, this.kind === 'section').blocks));
+  }
+
   /** Whether the detail is held (tests observe the release). */
   get holdsDetail(): boolean {
     return this.detail !== null;
   }
 
-  release(keepTexts: readonly string[]): void {
+  release(): void {
     this.detail = null;
-    // Token counts of candidate texts go with the candidates; the slice's own count and those of the
-    // texts the caller still measures (its converted segments) stay.
-    for (const m of this.tokenMemo.values()) for (const k of m.keys()) if (k !== this.raw && !keepTexts.includes(k)) m.delete(k);
+    // Token counts of candidate texts go with the candidates; the slice's own count stays (ownTokens).
+    if (this.tokenMemo.size) this.tokenMemo.clear();
   }
+}
+
+/** Shared by analyses without warnings of a kind (never written: the engine copies before it adds). */
+const NO_WARNINGS: VerdictWarning[] = [];
+
+/** A warning whose strings are flat copies (its evidence may be cut from the slice text). */
+function detachWarning(w: VerdictWarning): VerdictWarning {
+  const out: VerdictWarning = { ...w, message: detach(w.message) };
+  if (w.suggestion !== undefined) out.suggestion = detach(w.suggestion);
+  if (w.evidence !== undefined) out.evidence = detach(w.evidence);
+  return out;
+}
+
+/**
+ * A 32-bit fingerprint of a text (FNV-1a over its UTF-16 code units, mixed with its length). Equal texts hash
+ * alike; a hash hit is always confirmed by comparing the texts.
+ */
+export function textHash(s: string): number {
+  let h = 0x811c9dc5 ^ s.length;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 /** Analyses one slice standalone. Never throws on any input. */
 export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): SliceAnalysis {
-  return new Analysis(raw, kind, headingEnd);
+  return new Analysis(raw, 0, raw.length, kind, headingEnd);
+}
+
+/**
+ * Analyses the slice `[at, at + length)` of the document text `src`: the analysis reads its text from there
+ * (no copy) until {@link relocateAnalysis} points it at another version. `hash` is the text's {@link textHash}
+ * when the caller has it.
+ */
+export function analyzeSliceAt(src: string, at: number, length: number, kind: SliceKind, headingEnd: number, hash?: number): SliceAnalysis {
+  return new Analysis(src, at, length, kind, headingEnd, hash);
+}
+
+/**
+ * Points the analysis at an equal text in another document version (the caller guarantees
+ * `src.slice(at, at + a.length) === a.raw`), so the version it was read from is no longer kept alive by it.
+ */
+export function relocateAnalysis(a: SliceAnalysis, src: string, at: number): void {
+  if (a instanceof Analysis) a.relocate(src, at);
+}
+
+/** The slice's body candidates without keeping a rebuilt detail (Convert, hover, the hybrid: one read each). */
+export function bodyCandidatesOf(a: SliceAnalysis): CandidateSet {
+  return a instanceof Analysis ? a.transientBodyCandidates() : a.bodyCandidates;
 }
 
 /**
  * Drops the slice's {@link SliceDetail} (rebuilt from its text on the next read) and the token counts of
- * texts other than the slice's own and `keepTexts`. What an engine cache does to the analyses a completed
+ * texts derived from it (the slice's own count stays). What an engine cache does to the analyses a completed
  * plan measured, so it keeps per slice only what lenses, hovers, diagnostics and the next edit read.
  */
-export function releaseDetail(a: SliceAnalysis, keepTexts: readonly string[] = []): void {
-  if (a instanceof Analysis) a.release(keepTexts);
+export function releaseDetail(a: SliceAnalysis): void {
+  if (a instanceof Analysis) a.release();
 }
 
 /** Whether the analysis holds its detail now (false after {@link releaseDetail} until a detail is read). */
@@ -229,22 +314,20 @@ export function sliceMentionsToon(a: SliceAnalysis): boolean {
 
 /** Token count of the slice text, memoized on the analysis (so with the engine's slice cache). */
 export function sliceSourceTokens(a: SliceAnalysis, tok: Tokenizer): number {
-  return countTokens(a, tok, a.raw);
+  let n = a.ownTokens.get(tok.name);
+  if (n === undefined) a.ownTokens.set(tok.name, (n = tok.count(a.raw)));
+  return n;
 }
 
-/** Token count of a text derived from the slice (a candidate, a converted segment), memoized on the analysis. */
+/** Token count of a text derived from the slice (a candidate), memoized on the analysis until its detail is released. */
 export function countTokens(a: SliceAnalysis, tok: Tokenizer, text: string): number {
   let m = a.tokenMemo.get(tok.name);
   if (!m) a.tokenMemo.set(tok.name, (m = new SmallMap()));
   let n = m.get(text);
   if (n === undefined) {
     n = tok.count(text);
-    // The slice text stays; candidate and segment texts are few per slice (3 delimiters, a few modes).
-    if (m.size > 16) {
-      const own = m.get(a.raw);
-      m.clear();
-      if (own !== undefined) m.set(a.raw, own);
-    }
+    // Candidate texts are few per slice (3 delimiters, a few modes).
+    if (m.size > 16) m.clear();
     m.set(text, n);
   }
   return n;

@@ -32,9 +32,13 @@ export function safeEncode(model: JsonValue, delimiter: DelimiterChar): string |
   }
 }
 
-/** Texts known to strictly decode (bounded memo shared by candidate checks and the hybrid verification). */
+/**
+ * The last texts known to strictly decode: a section's segment check decodes the candidate its validity check
+ * has just decoded (docs/performance.md: a memo of 10,000 texts kept 4 MB of a large document's candidates alive
+ * in a server for good, long after their plan).
+ */
 const decodedOk = new Map<string, true>();
-const DECODED_MEMO_MAX = 10000;
+const DECODED_MEMO_MAX = 16;
 function rememberDecoded(text: string): void {
   if (decodedOk.size >= DECODED_MEMO_MAX) decodedOk.delete(decodedOk.keys().next().value!);
   decodedOk.set(text, true);

@@ -10,11 +10,11 @@
 import { decode, encode } from '@toon-format/toon';
 import { DEFAULT_MIN_TOKEN_SAVINGS, planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction } from '../policy';
 import { tokenizer, type Tokenizer, type TokenizerName } from '../tokens';
-import { analyzeSlice, holdsDetail, releaseDetail, sliceToonFenceDiagnostics, countTokens, derivedModel, sliceSourceTokens, type SliceAnalysis, type SliceKind } from './analysis';
+import { analyzeSliceAt, bodyCandidatesOf, holdsDetail, relocateAnalysis, releaseDetail, sliceToonFenceDiagnostics, countTokens, derivedModel, sliceSourceTokens, textHash, type SliceAnalysis } from './analysis';
 import { decodesTo, delimitersFor, type CandidateSet, type DelimiterChar } from './candidate';
 import { coverageRatio } from './coverage';
 import { isSliceModel, renderBody, renderModel, type JsonObject, type JsonValue } from './model';
-import { assembleHybrid, convertedSegment, fencedCandidate, sliceEol } from './plan';
+import { assembleHybrid, convertedSegment, joinHybrid, segmentChecks, sliceEol } from './plan';
 import { profileName, addStats, emptyStats } from './stats';
 import { resliceAfterEdit, sliceDocument, type Slice, type SliceCarry } from './slices';
 import {
@@ -33,7 +33,6 @@ import {
 } from './verdict';
 import { duplicateRuleWarnings, shiftWarning, type DuplicateMemo, type RuleGroup, type VerdictWarning } from './warnings';
 import { DEFAULT_CHARS_PER_TOKEN } from './measure';
-import { detach } from './text';
 import { toonFenceDiagnostics } from '../toon/fences';
 import type { CoreDiagnostic } from '../types';
 
@@ -90,9 +89,9 @@ export interface PlanResult {
   tokens: { tokenizer: TokenizerName; estimator: string; source: number; hybrid: number; savings: number };
 }
 
-type Analyze = (raw: string, kind: SliceKind, headingEnd: number) => SliceAnalysis;
+type Analyze = (text: string, s: Slice) => SliceAnalysis;
 
-const freshAnalyze: Analyze = (raw, kind, headingEnd) => analyzeSlice(raw, kind, headingEnd);
+const freshAnalyze: Analyze = (text, s) => analyzeSliceAt(text, s.charStart, s.charEnd - s.charStart, s.kind, s.headingEnd - s.charStart);
 
 interface DocAnalysis {
   text: string;
@@ -103,7 +102,7 @@ interface DocAnalysis {
 }
 
 function analyzeDocument(text: string, analyze: Analyze, duplicateMemo?: { last?: DuplicateMemo }, slices: Slice[] = sliceDocument(text)): DocAnalysis {
-  const analyses = slices.map((s) => analyze(text.slice(s.charStart, s.charEnd), s.kind, s.headingEnd - s.charStart));
+  const analyses = slices.map((s) => analyze(text, s));
   return { text, slices, analyses, duplicateMemo };
 }
 
@@ -335,12 +334,19 @@ function optionsKey(opts: EngineOptions): string {
 
 interface StandaloneSection {
   verdict: VerdictV1;
-  /** The TOON inside the fence (the body alone: the heading stays the markdown line above it); null when nothing encodes. */
-  candidate: string | null;
-  /** Exactly the text Convert writes in place of the slice (what measured_chars.toon counts). */
-  segment: string;
-  /** The hybrid assembly's check of `segment`, once made (see assembleHybrid). */
-  segmentOk?: boolean;
+  /**
+   * The delimiter of the section's best body candidate; null when nothing encodes. The candidate (the TOON inside
+   * the fence: the body alone, the heading stays the markdown line above it) and the segment Convert writes are
+   * not kept: both are pure functions of the slice text, rebuilt when read ({@link candidateOf}, {@link segmentOf}).
+   * `verdict.measured_chars.toon` is the segment's length.
+   */
+  delimiter: DelimiterChar | null;
+  /** The section's action in a plan (the same at every position). */
+  action: 'convert' | 'keep';
+  /** The segment's check (see segmentChecks), made when it was built for a converted section. */
+  segmentOk: boolean;
+  /** The tokenizer of the options the verdict was made for. */
+  tok: Tokenizer;
   /** The section's token figures, once read (the same for every position the slice is planned at). */
   figures?: TokenFigures;
   /** Whether the verdict has warnings with a range (which a section elsewhere than the document's start shifts), once asked. */
@@ -349,7 +355,19 @@ interface StandaloneSection {
    * What the last plan built for this section at one slice object: a later plan whose slicing kept that very
    * object (the slices before an edit) reuses the section and its row instead of building them again.
    */
-  placed?: { section: SectionResult; row?: PlanSection };
+  section?: SectionResult;
+  row?: PlanSection;
+}
+
+/** The section's TOON candidate, rebuilt from the slice text (null when nothing encodes). */
+function candidateOf(a: SliceAnalysis, st: StandaloneSection): string | null {
+  return st.delimiter === null ? null : bodyCandidatesOf(a).text(st.delimiter);
+}
+
+/** Exactly the text Convert writes in place of the slice (what measured_chars.toon counts), rebuilt from the slice text. */
+function segmentOf(a: SliceAnalysis, st: StandaloneSection): string {
+  const c = candidateOf(a, st);
+  return c === null ? a.raw : convertedSegment(a.raw, a.headingEnd, c);
 }
 
 /** Extra characters CRLF line ends add to `t` beyond those they add to `ref` (0 in LF documents). */
@@ -392,16 +410,17 @@ function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsK
   const tok = tokenizerOf(opts);
   const best = bestSectionCandidate(a, delimitersFor(opts.delimiter), tok);
   // Nothing encodes: the slice itself stands in (savings 0, never converts).
-  // A flat copy: the segment's heading, cut from the slice text, would otherwise keep that text alive.
-  const segment = best ? detach(convertedSegment(a.raw, a.headingEnd, best.text)) : a.raw;
+  const raw = a.raw;
+  const segment = best ? convertedSegment(raw, a.headingEnd, best.text) : raw;
   const verdict = buildVerdict({
     schemaVersion: '1.0',
     profile: { name: a.profile, title: a.title, source_type: opts.sourceType ?? 'markdown', stats: a.stats },
-    sourceChars: a.raw.length,
+    sourceChars: a.length,
     sourceTokens: () => sliceSourceTokens(a, tok),
     candidateChars: segment.length,
     candidateText: () => segment,
-    candidateTokens: () => countTokens(a, tok, segment),
+    // Counted once (the verdict memoizes it); the segment itself is not kept.
+    candidateTokens: () => tok.count(segment),
     valid: best?.valid ?? false,
     delimiter: best?.delimiter ?? ',',
     warnings: [...a.localDuplicates, ...a.ownWarnings],
@@ -416,9 +435,10 @@ function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsK
     minTokenSavings: minTokenSavingsOf(opts),
     eagerTokens,
   });
-  // The candidate as a view into the segment, which holds it verbatim in LF documents: one copy, not two.
-  const fenced = best ? fencedCandidate(segment, a.headingEnd) : null;
-  const r: StandaloneSection = { verdict, candidate: best ? (fenced === best.text ? fenced : best.text) : null, segment };
+  const action = sectionAction(verdict.verdict, verdict.flags.valid, best !== null);
+  // A converted segment's check is made now, while the segment is at hand (the hybrid's verification reads it).
+  const segmentOk = action === 'convert' && best !== null && segmentChecks(raw, a.headingEnd, segment, best.text);
+  const r: StandaloneSection = { verdict, delimiter: best ? best.delimiter : null, action, segmentOk, tok };
   if (a.verdicts.size > 4) a.verdicts.clear();
   a.verdicts.set(key, r);
   return r;
@@ -455,31 +475,40 @@ function planRow(x: SectionResult): PlanSection {
 }
 
 /**
- * A section whose verdict is shifted into document coordinates, or whose token figures are counted, on first
- * read. A class (getters on its prototype) rather than a literal with accessors: such a literal is a
- * dictionary-mode object with a closure per accessor, ten times the size, kept for every section of the plan.
+ * A section of a plan: its slice and analysis, and the standalone section it reads everything else from — the
+ * verdict (shifted into document coordinates on first read when it has located warnings), the action, the
+ * token figures (counted on first read unless known) and the candidate (rebuilt from the slice text on each
+ * read: it is not kept). A class (getters on its prototype) rather than a literal with accessors: such a
+ * literal is a dictionary-mode object with a closure per accessor, ten times the size, kept for every
+ * section of the plan.
  */
-class LazySection implements SectionResult {
+class PlannedSection implements SectionResult {
   private shifted: VerdictV1 | undefined;
   constructor(
     readonly slice: Slice,
-    private readonly base: VerdictV1,
-    moved: boolean,
-    private readonly st: StandaloneSection,
-    readonly action: 'convert' | 'keep',
-    private readonly tok: Tokenizer,
     readonly analysis: SliceAnalysis,
+    private readonly st: StandaloneSection | null,
+    moved: boolean,
   ) {
-    this.shifted = moved ? undefined : base;
+    this.shifted = moved || !st ? undefined : st.verdict;
+  }
+  get verdict(): VerdictV1 | null {
+    const st = this.st;
+    return st ? (this.shifted ??= shiftVerdict(st.verdict, this.slice)) : null;
   }
   get candidate(): string | null {
-    return this.st.candidate;
+    return this.st ? candidateOf(this.analysis, this.st) : null;
   }
-  get verdict(): VerdictV1 {
-    return (this.shifted ??= shiftVerdict(this.base, this.slice));
+  get action(): 'convert' | 'keep' {
+    return this.st ? this.st.action : 'keep';
   }
-  get tokens(): TokenFigures {
-    return (this.st.figures ??= tokenFigures(this.base, this.tok));
+  get tokens(): TokenFigures | null {
+    const st = this.st;
+    return st ? (st.figures ??= tokenFigures(st.verdict, st.tok)) : null;
+  }
+  /** Exactly the text Convert writes in place of the slice (the slice text for frontmatter). */
+  segment(): string {
+    return this.st ? segmentOf(this.analysis, this.st) : this.analysis.raw;
   }
 }
 
@@ -488,62 +517,65 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
   const sections: SectionResult[] = [];
   const okey = optionsKey(lossOpts);
   const tok = tokenizerOf(lossOpts);
-  const segments: (string | null)[] = [];
   const memos: (StandaloneSection | undefined)[] = [];
   const slices = d.slices;
+  let converted = 0;
+  let allSafe = true;
+  const assembly = { length: 0, verified: true };
   for (let i = 0; i < slices.length; i++) {
     const s = slices[i]!;
     const a = d.analyses[i]!;
     if (s.kind === 'frontmatter') {
-      sections.push({ slice: s, verdict: null, candidate: null, action: 'keep', tokens: null, analysis: a });
-      segments.push(null);
+      sections.push(new PlannedSection(s, a, null, false));
       memos.push(undefined);
       continue;
     }
     const st = standalones?.[i] ?? standaloneSection(a, lossOpts, okey);
-    const placed = st.placed;
-    if (placed && placed.section.slice === s) {
-      sections.push(placed.section);
-      segments.push(placed.section.action === 'convert' ? st.segment : null);
-      memos.push(st);
+    memos.push(st);
+    // (position-free figures: read from the standalone verdict, so no section's verdict is shifted for them)
+    if (st.action === 'convert') {
+      converted++;
+      if (!st.verdict.safe_to_auto_apply) allSafe = false;
+    }
+    const placed = st.section;
+    if (placed && placed.slice === s) {
+      sections.push(placed);
       continue;
     }
     const base = st.verdict;
-    const action = sectionAction(base.verdict, base.flags.valid, st.candidate !== null);
     // The verdict in document coordinates: the standalone one itself unless it has located warnings, which are
     // shifted on first read (the diagnostics read them; lenses, the status bar and a burst of keystrokes whose
     // diagnostics never run do not, so an edit does not copy a verdict per section after it).
-    // Token figures are counted on first read (memoized with the standalone verdict, whose token_estimates the
-    // shifted copy shares): lenses and hovers read them, plans need not. Plain properties where the values are
-    // known: an accessor per section costs ten times the object.
+    // Token figures are counted on first read (memoized with the standalone section): lenses and hovers read
+    // them, plans need not (the engine cache's verdicts are counted when made: their figures are known at once).
     const moved = !(s.charStart === 0 && s.lineStart === 1) && (st.located ??= base.warnings.some((w) => w.range));
-    // (The engine cache's verdicts are counted when made: their figures are known at once.)
-    const figures = st.figures ?? (tokensSettled(base) ? (st.figures = tokenFigures(base, tok)) : undefined);
-    let section: SectionResult;
-    if (!moved && figures) section = { slice: s, verdict: base, candidate: st.candidate, action, tokens: figures, analysis: a };
-    else section = new LazySection(s, base, moved, st, action, tok, a);
+    if (st.figures === undefined && tokensSettled(base)) st.figures = tokenFigures(base, tok);
+    const section = new PlannedSection(s, a, st, moved);
     sections.push(section);
-    segments.push(action === 'convert' ? st.segment : null);
-    memos.push(st);
-    st.placed = { section };
+    st.section = section;
+    st.row = undefined;
   }
-  const assembly = assembleHybrid(
-    d.text,
-    sections.map((x, i) => ({ slice: x.slice, action: x.action, candidate: x.candidate, segment: segments[i] ?? undefined, memo: memos[i] })),
-  );
-  const converted = sections.filter((x) => x.action === 'convert');
+  {
+    const { length, verified } = assembleHybrid(
+      d.text,
+      sections.map((x, i) => {
+        const st = memos[i];
+        return st?.action === 'convert' ? { slice: x.slice, converted: { length: st.verdict.measured_chars.toon, ok: st.segmentOk } } : { slice: x.slice };
+      }),
+    );
+    assembly.length = length;
+    assembly.verified = verified;
+  }
   const source = d.text.length;
   const hybridLen = assembly.length;
-  const recommend = recommendHybrid(converted.length, source, hybridLen);
-  // (position-free fields: read from the standalone verdict, so no section's verdict is shifted for them)
-  const allSafe = sections.every((x, i) => x.action !== 'convert' || memos[i]!.verdict.safe_to_auto_apply);
+  const recommend = recommendHybrid(converted, source, hybridLen);
   // The rows are built on first read (the CLI's JSON and the whole-document verdict read them; lenses, the
   // status bar and diagnostics do not), each remembered with its section so an unchanged section's row is reused.
   let rows: PlanSection[] | undefined;
   const rowAt = (x: SectionResult, i: number): PlanSection => {
-    const placed = memos[i]?.placed;
-    if (placed?.section !== x) return planRow(x);
-    return (placed.row ??= planRow(x));
+    const st = memos[i];
+    if (st?.section !== x) return planRow(x);
+    return (st.row ??= planRow(x));
   };
   const plan: ContextPlan = {
     get sections(): PlanSection[] {
@@ -552,19 +584,21 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
     net: { source, hybrid: hybridLen, savings: source - hybridLen, savings_pct: roundPct(rawSavingsPct(source, hybridLen)) },
     recommend_hybrid: recommend,
     reassembly_verified: assembly.verified,
-    safe_to_auto_apply: planSafeToAutoApply(recommend, converted.length, allSafe, assembly.verified),
+    safe_to_auto_apply: planSafeToAutoApply(recommend, converted, allSafe, assembly.verified),
   };
   const countPlan = (): PlanResult['tokens'] => {
     let source = 0;
     let hybrid = 0;
     d.analyses.forEach((a, i) => {
       const n = sliceSourceTokens(a, tok);
-      const seg = segments[i];
       source += n;
-      hybrid += seg ? countTokens(a, tok, seg) : n;
+      hybrid += memos[i]?.action === 'convert' ? sections[i]!.tokens!.toon : n;
     });
     return { tokenizer: tok.name, estimator: tok.estimator, source, hybrid, savings: source - hybrid };
   };
+  let hybrid: string | undefined;
+  const isConverted = (i: number) => memos[i]?.action === 'convert';
+  const segmentAt = (i: number) => (sections[i] as PlannedSection).segment();
   let planTokens: PlanResult['tokens'] | undefined;
   let verdict: VerdictV1 | undefined;
   // The whole-document verdict (its composed candidate, cross-section duplicates) and the hybrid text are
@@ -576,7 +610,7 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
     },
     contextPlan: plan,
     get hybrid(): string {
-      return assembly.hybrid;
+      return (hybrid ??= joinHybrid(d.text, slices, isConverted, segmentAt));
     },
     sections,
     tokenizer: tok.name,
@@ -674,6 +708,24 @@ interface Slicing {
   standaloneKey: string;
 }
 
+/** Slice analyses by the hash of their text: one analysis, or the few whose texts share a hash. */
+type SliceMemo = Map<number, SliceAnalysis | SliceAnalysis[]>;
+
+function memoFind(m: SliceMemo, hash: number, ok: (a: SliceAnalysis) => boolean): SliceAnalysis | undefined {
+  const b = m.get(hash);
+  if (b === undefined) return undefined;
+  if (Array.isArray(b)) return b.find(ok);
+  return ok(b) ? b : undefined;
+}
+
+function memoAdd(m: SliceMemo, a: SliceAnalysis): void {
+  const b = m.get(a.hash);
+  if (b === undefined) m.set(a.hash, a);
+  else if (Array.isArray(b)) {
+    if (!b.includes(a)) b.push(a);
+  } else if (b !== a) m.set(a.hash, [b, a]);
+}
+
 /**
  * The engine for one document: memoizes slice analyses by slice kind + text, so after a
  * one-character edit only the touched slice is parsed, encoded and decoded again.
@@ -682,17 +734,19 @@ interface Slicing {
  * the slices of the version it measured (a generation), so the cache holds one entry per distinct
  * slice of the document, however large, and drops the rest when the plan completes. Analyses made
  * by a plan that was abandoned half-way (time-sliced, superseded by a newer version) are kept until
- * the next completed plan, which reuses them. Cached slice texts are detached from the document
- * string they were cut from, so no old version of the document stays alive through the cache.
+ * the next completed plan, which reuses them. An analysis keeps no copy of its slice text: it reads it
+ * from the version it was last planned in (each plan points the analyses it uses at its own version, so
+ * no old version of the document stays alive through the cache), and the memo is keyed by a hash of the
+ * text, a hit confirmed by comparing the texts.
  *
  * `planSteps` is the plan as a generator that yields after every slice, so a caller can spread a
  * large document over many turns of the event loop and stop when the result is no longer wanted.
  */
 export class EngineCache {
-  /** Analyses of the slices of the last completed plan. */
-  private gen = new Map<string, SliceAnalysis>();
+  /** Analyses of the slices of the last completed plan, by the hash of their text. */
+  private gen: SliceMemo = new Map();
   /** Analyses made since (by plans not yet completed, or by profile/convert). */
-  private fresh = new Map<string, SliceAnalysis>();
+  private fresh: SliceMemo = new Map();
   private last: { text: string; key: string; result: PlanResult } | null = null;
   private readonly duplicateMemo: { last?: DuplicateMemo } = {};
   private prevSlicing: Slicing | null = null;
@@ -739,33 +793,42 @@ export class EngineCache {
    * The analysis of slice `i`: the one carried with the slicing when it fits, else looked up by text (which
    * forgets the standalone verdict carried with it). Says whether it was carried.
    */
-  private analysisAt(next: Map<string, SliceAnalysis> | null, sl: Slicing, i: number): boolean {
+  private analysisAt(next: SliceMemo | null, sl: Slicing, i: number): boolean {
     const s = sl.slices[i]!;
     const headingEnd = s.headingEnd - s.charStart;
     const a = sl.known[i];
-    if (a !== undefined && a.kind === s.kind && a.headingEnd === headingEnd && a.raw.length === s.charEnd - s.charStart) {
-      next?.set(a.raw, a);
+    if (a !== undefined && a.kind === s.kind && a.headingEnd === headingEnd && a.length === s.charEnd - s.charStart) {
+      // The same text, in this version: read from here on, so the version it was read from can go.
+      relocateAnalysis(a, sl.text, s.charStart);
+      if (next) memoAdd(next, a);
       return true;
     }
-    sl.known[i] = this.lookup(next, sl.text.slice(s.charStart, s.charEnd), s.kind, headingEnd);
+    sl.known[i] = this.lookup(next, sl.text, s);
     sl.standalones[i] = undefined;
     return false;
   }
 
-  private lookup(next: Map<string, SliceAnalysis> | null, raw: string, kind: SliceKind, headingEnd: number): SliceAnalysis {
+  /**
+   * The analysis of a slice not carried by position: found by the hash of its text (confirmed by comparing the
+   * texts: a collision never reuses a wrong analysis), else made, reading its text from this version.
+   */
+  private lookup(next: SliceMemo | null, text: string, s: Slice): SliceAnalysis {
     this.lookups++;
-    const ok = (a: SliceAnalysis | undefined) => a !== undefined && a.kind === kind && a.headingEnd === headingEnd;
-    let a = next?.get(raw);
-    if (!ok(a)) a = this.fresh.get(raw);
-    if (!ok(a)) a = this.gen.get(raw);
-    if (!ok(a)) {
-      const own = detach(raw);
-      a = analyzeSlice(own, kind, headingEnd);
+    const kind = s.kind;
+    const headingEnd = s.headingEnd - s.charStart;
+    const length = s.charEnd - s.charStart;
+    const raw = text.slice(s.charStart, s.charEnd);
+    const hash = textHash(raw);
+    const ok = (a: SliceAnalysis) => a.kind === kind && a.headingEnd === headingEnd && a.length === length && a.raw === raw;
+    let a = (next && memoFind(next, hash, ok)) ?? memoFind(this.fresh, hash, ok) ?? memoFind(this.gen, hash, ok);
+    if (a) relocateAnalysis(a, text, s.charStart);
+    else {
+      a = analyzeSliceAt(text, s.charStart, length, kind, headingEnd, hash);
       this.made++;
-      this.fresh.set(own, a);
+      memoAdd(this.fresh, a);
     }
-    next?.set(a!.raw, a!);
-    return a!;
+    if (next) memoAdd(next, a);
+    return a;
   }
 
   private analyzeAll(text: string): DocAnalysis {
@@ -786,7 +849,7 @@ export class EngineCache {
     const sl = this.slicesOf(text);
     const slices = sl.slices;
     const total = 2 * slices.length;
-    const next = new Map<string, SliceAnalysis>();
+    const next: SliceMemo = new Map();
     // Slices carried over from the previous slicing cost next to nothing: a yield (a turn's deadline check)
     // after each slice that was analysed or measured, and after every CARRIED_PER_YIELD carried ones.
     let carried = 0;
@@ -815,7 +878,7 @@ export class EngineCache {
     const result = buildPlan({ text, slices, analyses, duplicateMemo: this.duplicateMemo }, opts, standalones);
     // The generation turns over: the cache now holds exactly this version's slices, each holding only what the
     // plan's readers need (releaseDetail; the slices carried from the last plan were released then).
-    for (const a of analyses) if (holdsDetail(a)) releaseDetail(a, a.verdicts.values().map((v) => (v as StandaloneSection).segment));
+    for (const a of analyses) if (holdsDetail(a)) releaseDetail(a);
     this.gen = next;
     this.fresh = new Map();
     this.last = { text, key: okey, result };
@@ -846,8 +909,8 @@ export class EngineCache {
 
   /** Slice analyses held (the last plan's slices, plus any made since). */
   get size(): number {
-    let n = this.gen.size;
-    for (const k of this.fresh.keys()) if (!this.gen.has(k)) n++;
-    return n;
+    const all = new Set<SliceAnalysis>();
+    for (const m of [this.gen, this.fresh]) for (const b of m.values()) for (const a of Array.isArray(b) ? b : [b]) all.add(a);
+    return all.size;
   }
 }

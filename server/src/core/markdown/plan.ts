@@ -17,9 +17,9 @@ function longestBacktickRun(s: string): number {
 }
 
 /**
- * The text a converted slice becomes in the hybrid (exactly docs/engine.md#plan-and-hybrid). Not memoized
- * here: the engine keeps each slice's segment on the slice's analysis (a module-level memo keyed by slice
- * texts cut from the document would keep old versions of a large document alive).
+ * The text a converted slice becomes in the hybrid (exactly docs/engine.md#plan-and-hybrid). Not memoized:
+ * the engine keeps only its length and token count, and builds it again from the slice text when it is read
+ * (Convert, the hybrid).
  */
 export function convertedSegment(sliceText: string, headingEndRel: number, candidate: string): string {
   return buildSegment(sliceText, headingEndRel, candidate);
@@ -67,40 +67,33 @@ export function fencedCandidate(segment: string, headingEndRel: number): string 
 
 export interface SegmentPlan {
   slice: Slice;
-  action: 'convert' | 'keep';
-  candidate: string | null;
-  /** The converted segment when the caller has it already (built from the same slice text and candidate). */
-  segment?: string;
   /**
-   * Where the segment's check (heading kept, fence gives the candidate back, strict decode) is remembered:
-   * the engine passes an object that lives with the slice's analysis, so a re-plan after an edit checks
-   * only the segments of the slices it touched.
+   * For a converted slice: the length of its segment and whether the segment passed its check (heading kept,
+   * fence gives the candidate back, strict decode: {@link segmentChecks}, made when the segment was built).
    */
-  memo?: { segmentOk?: boolean };
+  converted?: { length: number; ok: boolean };
 }
 
+/** The hybrid's figures: its length (known without joining it) and whether its reassembly verified. */
 export interface Assembly {
-  /** The hybrid document (joined on first read: plans that only show figures never build it). */
-  readonly hybrid: string;
   /** hybrid.length, known without joining. */
   length: number;
   verified: boolean;
 }
 
 /** A converted segment's mechanical check: it keeps the slice's heading and its fence gives the candidate back, which strictly decodes. */
-function segmentChecks(sliceText: string, headingEndRel: number, seg: string, candidate: string): boolean {
+export function segmentChecks(sliceText: string, headingEndRel: number, seg: string, candidate: string): boolean {
   if (!seg.startsWith(sliceText.slice(0, headingEndRel))) return false;
   const fenced = fencedCandidate(seg, headingEndRel);
   return fenced !== null && fenced === candidate && strictDecodes(fenced);
 }
 
 /**
- * Assembles the hybrid and verifies it mechanically (never asserted). Kept slices are counted by their offsets
- * and cut from `text` only when the hybrid is read (an edit re-plans every section: cutting each kept slice
- * out of a large document per keystroke allocated as many strings as it has sections).
+ * The hybrid's length and its mechanical verification (never asserted): the slices tile `text`, and every
+ * converted segment passed its check. Kept slices are counted by their offsets; no text is cut or joined
+ * ({@link joinHybrid} builds the hybrid when it is read: plans that only show figures never build it).
  */
-export function assembleHybrid(text: string, plan: SegmentPlan[]): Assembly {
-  const segments: (string | null)[] = [];
+export function assembleHybrid(text: string, plan: readonly SegmentPlan[]): Assembly {
   let verified = true;
   let pos = 0;
   let length = 0;
@@ -108,32 +101,21 @@ export function assembleHybrid(text: string, plan: SegmentPlan[]): Assembly {
     const s = p.slice;
     if (s.charStart !== pos || s.charEnd < s.charStart) verified = false;
     pos = s.charEnd;
-    if (p.action === 'convert' && p.candidate !== null) {
-      const headingEndRel = s.headingEnd - s.charStart;
-      let seg = p.segment;
-      let ok = p.memo?.segmentOk;
-      if (seg === undefined || ok === undefined) {
-        const sliceText = text.slice(s.charStart, s.charEnd);
-        seg ??= convertedSegment(sliceText, headingEndRel, p.candidate);
-        ok ??= segmentChecks(sliceText, headingEndRel, seg, p.candidate);
-      }
-      if (p.memo) p.memo.segmentOk = ok;
-      if (!ok) verified = false;
-      segments.push(seg);
-      length += seg.length;
+    if (p.converted) {
+      if (!p.converted.ok) verified = false;
+      length += p.converted.length;
     } else {
       if (s.charEnd > text.length) verified = false;
-      segments.push(null);
       length += Math.max(0, Math.min(s.charEnd, text.length) - s.charStart);
     }
   }
   if (pos !== text.length) verified = false;
-  let hybrid: string | undefined;
-  return {
-    get hybrid(): string {
-      return (hybrid ??= segments.map((seg, i) => seg ?? text.slice(plan[i]!.slice.charStart, plan[i]!.slice.charEnd)).join(''));
-    },
-    length,
-    verified,
-  };
+  return { length, verified };
+}
+
+/** The hybrid document: kept slices cut from `text`, converted ones as `segmentAt(i)` (built now, one by one). */
+export function joinHybrid(text: string, slices: readonly Slice[], converted: (i: number) => boolean, segmentAt: (i: number) => string): string {
+  const parts: string[] = [];
+  for (let i = 0; i < slices.length; i++) parts.push(converted(i) ? segmentAt(i) : text.slice(slices[i]!.charStart, slices[i]!.charEnd));
+  return parts.join('');
 }
