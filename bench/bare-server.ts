@@ -10,12 +10,18 @@
 import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { stdioStreams } from '../server/src/node/stdioTransport';
+import { MEMORY_TRACE_COMMAND, memoryMark, takeMemoryTrace } from '../server/src/node/memoryTrace';
 
 const ours = process.argv.includes('--toonlens-reader') ? stdioStreams((line) => process.stderr.write(`${line}\n`)) : undefined;
 const connection = ours ? createConnection(ProposedFeatures.all, ours.reader, ours.writer) : createConnection(ProposedFeatures.all);
 if (ours) ours.reader.onClose(() => process.exit(0));
 const documents = new TextDocuments(TextDocument);
 connection.onInitialize(() => ({ capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental } }));
-documents.onDidOpen((e) => void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] }));
+documents.onDidOpen((e) => {
+  if (e.document.getText().length >= 1 << 20) memoryMark('bare: document opened');
+  void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
+});
+// The test-only memory trace (TOONLENS_TEST_COUNTERS), as a request here (ToonLens serves it as a command).
+connection.onRequest(MEMORY_TRACE_COMMAND, () => takeMemoryTrace());
 documents.listen(connection);
 connection.listen();

@@ -1,4 +1,4 @@
-// The VS Code client starts the server with --node-ipc; other editors use --stdio (the harness).
+// The VS Code client and other editors start the server with --stdio (the harness); --node-ipc still works.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
@@ -14,6 +14,8 @@ import {
   ShutdownRequest,
 } from 'vscode-languageserver-protocol/node';
 import { LspHarness, REPO_ROOT, SERVER_PATH } from './harness';
+import { MEMORY_TRACE_COMMAND, type MemoryMark } from '../../server/src/node/memoryTrace';
+import { RELEASE_MIN_BYTES } from '../../server/src/node/stdioTransport';
 
 test('--node-ipc: initialize, shutdown, exit 0', async () => {
   const child = fork(SERVER_PATH, ['--node-ipc'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
@@ -84,6 +86,34 @@ test('--stdio: malformed frames get a log line each and the server goes on answe
     const finding = diagnostics.find((d) => d.range.start.line === line);
     assert.ok(finding, JSON.stringify(diagnostics));
     assert.equal(finding.range.start.character, column, JSON.stringify(finding));
+  } finally {
+    await lsp.shutdown();
+  }
+});
+
+test('--stdio: a didOpen over 8 MB is read from the pipe, its body and message string freed before the check (memory trace), and checked exactly like a small one', async () => {
+  const lsp = await LspHarness.start();
+  try {
+    const sample = readFileSync(join(REPO_ROOT, 'examples', 'agent-json', 'settings-table.verdict.json'), 'utf8');
+    // An em dash makes the text two bytes per character (the case of a real plan); trailing spaces make it large.
+    const small = sample.replace('"title": "Build settings",', '"title": "Build — settings", "source_type": "bogus",').replace('    "source_type": "markdown",\n', '');
+    const large = `${small}\n${' '.repeat(RELEASE_MIN_BYTES)}\n`;
+    const a = lsp.open('small.verdict.json', small);
+    const expected = await lsp.waitForDiagnostics(a, (d) => d.length > 0);
+    await lsp.executeCommand(MEMORY_TRACE_COMMAND); // forget the marks so far
+    const b = lsp.open('large.verdict.json', large);
+    const got = await lsp.waitForDiagnostics(b, (d) => d.length > 0, 60_000);
+    assert.deepEqual(got.map((d) => [d.code, d.range, d.message]), expected.map((d) => [d.code, d.range, d.message]));
+    const trace = (await lsp.executeCommand(MEMORY_TRACE_COMMAND)) as MemoryMark[];
+    const labels = trace.map((m) => m.label.replace(/ \(.*\)$/, '').replace(/of a [0-9.]+ MB body/, 'of a large body'));
+    const order = ['reader: header of a large body', 'reader: body received', 'reader: body decoded', 'reader: message parsed', 'reader: collected', 'reader: message delivered', 'json: check start', 'json: check done', 'json: diagnostics mapped'];
+    assert.deepEqual(labels.filter((l) => order.includes(l)), order, JSON.stringify(labels));
+    const at = (label: string) => trace[labels.indexOf(label)]!;
+    const bodyMB = Buffer.byteLength(large) / 1e6;
+    // At the decode the body (array buffer) and the message string (external) are both there; at the check neither.
+    assert.ok(at('reader: body decoded').arrayBuffers > bodyMB, JSON.stringify(at('reader: body decoded')));
+    assert.ok(at('json: check start').arrayBuffers < bodyMB / 4, JSON.stringify(at('json: check start')));
+    assert.ok(at('json: check start').external < bodyMB / 4, JSON.stringify(at('json: check start')));
   } finally {
     await lsp.shutdown();
   }

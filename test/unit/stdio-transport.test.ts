@@ -2,9 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isAscii } from 'node:buffer';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants as fsConstants, createReadStream, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
-import { jsonTextOf, nonAsciiRuns, StdioMessageReader, type ReaderLimits } from '../../server/src/node/stdioTransport';
+import { isPipe, jsonTextOf, nonAsciiRuns, readerGcStats, RELEASE_MIN_BYTES, StdioMessageReader, type ReaderLimits } from '../../server/src/node/stdioTransport';
 
 /** A reader fed by hand; collects the messages it delivers and the lines it logs. */
 function reader(limits?: ReaderLimits) {
@@ -219,4 +223,102 @@ test('close: fired once when the stream ends and closes', async () => {
   stream.resume();
   await new Promise((resolve) => stream.once('close', resolve));
   assert.equal(closes, 1);
+});
+
+// --- The pipe read path (reads straight into the body) and the release of large bodies -------------------------
+
+/**
+ * Feeds `bytes` the way a pipe socket does (`onread`): each read lands in the buffer the reader asks for, at
+ * most `sizes[i]` bytes, and the microtasks run before the next read, as after a real read callback.
+ */
+async function readLikeAPipe(r: StdioMessageReader, bytes: Buffer, sizes: number[]): Promise<void> {
+  let at = 0;
+  for (let i = 0; at < bytes.length; i++) {
+    const buf = r.readBuffer();
+    const n = Math.min(buf.length, bytes.length - at, Math.max(1, sizes.length ? sizes[i % sizes.length]! : buf.length));
+    bytes.copy(buf, 0, at, at + n);
+    at += n;
+    r.onRead(n, buf);
+    await null;
+  }
+}
+
+test('property: the pipe read path (straight into the body) delivers what onData delivers, whatever the read sizes', async () => {
+  // Bodies over 64 KB are read straight into the body buffer; smaller ones and headers go through the reusable buffer.
+  const big = fc.tuple(fc.nat({ max: 300_000 }), text).map(([n, t]) => ({ jsonrpc: '2.0', method: 'big', params: { t, pad: `${t}x—`.repeat(Math.ceil(n / 4)) } }));
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.oneof(message, big), { minLength: 1, maxLength: 5 }), fc.array(fc.integer({ min: 1, max: 200_000 }), { maxLength: 8 }), async (msgs, sizes) => {
+      const bytes = Buffer.concat(msgs.map((m) => frame(json(m))));
+      const { r, messages, logs } = reader();
+      await readLikeAPipe(r, bytes, sizes);
+      assert.deepEqual(logs, []);
+      assert.deepEqual(messages, msgs.map(plain));
+    }),
+    { numRuns: 60 },
+  );
+});
+
+test('a body over RELEASE_MIN_BYTES: released before its parse, the message string collected, the bytes after it delivered after it, in order', async () => {
+  const large = { jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { uri: 'file:///big.json', text: `{"title": "A — B"}\n${'y'.repeat(RELEASE_MIN_BYTES)}` } } };
+  const after = [1, 2, 3].map((i) => ({ jsonrpc: '2.0', method: `after-${i}` }));
+  const bytes = Buffer.concat([frame(json(large)), ...after.map((m) => frame(json(m))), frame(json(large)), frame(json(after[0]!))]);
+  const viaPipe = reader();
+  const viaData = reader();
+  const collections = readerGcStats.collections;
+  const pipeDone = readLikeAPipe(viaPipe.r, bytes, [65_536, 1000, 3_000_000]);
+  // onData with everything at once: the large message parks the rest until its body is released.
+  viaData.feed(bytes);
+  assert.deepEqual(viaData.messages, [], 'delivered only after the release');
+  await pipeDone;
+  const expected = [large, ...after, large, after[0]!];
+  for (const v of [viaPipe, viaData]) {
+    for (let i = 0; i < 200 && v.messages.length < expected.length; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(v.messages.length, expected.length);
+    assert.deepEqual(v.messages.map((m) => (m as { method: string }).method), expected.map((m) => m.method));
+    assert.deepEqual(v.messages[0], large);
+    assert.deepEqual(v.logs, []);
+  }
+  assert.equal(readerGcStats.collections, collections + 4, 'one collection after each large parse (two large messages, two readers)');
+});
+
+test('a real named pipe (FIFO) read through a socket with onread, and a file on stdin read as a stream: the same messages', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toonlens-fifo-'));
+  try {
+    const msgs = [
+      { jsonrpc: '2.0', method: 'first', params: { t: 'é — 😀' } },
+      { jsonrpc: '2.0', method: 'large', params: { t: `— ${'z'.repeat(RELEASE_MIN_BYTES + 10)}` } },
+      ...Array.from({ length: 50 }, (_, i) => ({ jsonrpc: '2.0', method: `m${i}`, params: { pad: 'p'.repeat(i * 997) } })),
+      { jsonrpc: '2.0', method: 'medium', params: { t: 'x—'.repeat(200_000) } },
+    ];
+    const file = join(dir, 'frames');
+    writeFileSync(file, Buffer.concat(msgs.map((m) => frame(json(m)))));
+
+    // FIFO: a writer process copies the file into it; the reader gets the fd, as the server gets fd 0 from an editor.
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const fd = openSync(fifo, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    assert.equal(isPipe(fd), true);
+    const writer = spawn('sh', ['-c', 'cat "$1" > "$2"', 'sh', file, fifo], { stdio: 'ignore' });
+    const got: unknown[] = [];
+    const r = new StdioMessageReader({ pipeFd: fd }, (l) => assert.fail(l));
+    const closed = new Promise<void>((resolve) => r.onClose(() => resolve()));
+    r.listen((m) => got.push(m));
+    await closed;
+    writer.kill();
+    assert.deepEqual(got, msgs);
+
+    // A file: not a pipe, read as a stream (process.stdin is an fs.ReadStream then).
+    const fileFd = openSync(file, 'r');
+    assert.equal(isPipe(fileFd), false);
+    closeSync(fileFd);
+    const fromFile: unknown[] = [];
+    const s = new StdioMessageReader(createReadStream(file), (l) => assert.fail(l));
+    const fileClosed = new Promise<void>((resolve) => s.onClose(() => resolve()));
+    s.listen((m) => fromFile.push(m));
+    await fileClosed;
+    for (let i = 0; i < 200 && fromFile.length < msgs.length; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(fromFile, msgs);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

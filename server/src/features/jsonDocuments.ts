@@ -17,6 +17,10 @@ import { JsonWorkerClient, type JobHooks } from '../node/jsonWorkerClient';
 import { beginBackgroundProgress, shortName } from './progress';
 import type { WorkerWorkspace } from '../node/jsonWorkerProtocol';
 import { serverWork } from './idle';
+import { MEMORY_TRACE_COMMAND, memoryMark, takeMemoryTrace } from '../node/memoryTrace';
+
+/** Documents from this size on get marks in the test-only memory trace (node/memoryTrace.ts). */
+const TRACE_CHARS = 1 << 20;
 
 const JSON_LANGUAGES = new Set(['json', 'jsonc']);
 
@@ -121,6 +125,7 @@ export class JsonAnalyzer {
   private async checkOffThread(doc: TextDocument, settings: ToonLensSettings): Promise<CheckResult> {
     const opts = this.optionsFor(doc, settings);
     const version = doc.version;
+    memoryMark('json: worker job posted');
     const reply = await serverWork.track(
       this.worker.run(
         { op: 'check', text: doc.getText(), fsPath: opts.fsPath, settings: opts.settings, workspace: this.workerWorkspace(doc.uri) },
@@ -128,6 +133,7 @@ export class JsonAnalyzer {
         this.progressHooks(doc.uri, 'checking'),
       ),
     );
+    memoryMark('json: worker replied');
     const live = this.ctx.documents.get(doc.uri);
     if (!live || live.version !== version) return { kind: this.lastKind(doc.uri), diagnostics: [] };
     if (!reply) return this.analyze(live, settings); // the worker is gone: in-thread
@@ -205,7 +211,10 @@ export class JsonAnalyzer {
   private check(doc: TextDocument, settings: ToonLensSettings): Memo {
     const opts = this.optionsFor(doc, settings);
     const text = doc.getText();
+    const traced = text.length >= TRACE_CHARS;
+    if (traced) memoryMark('json: check start');
     const full = checkDocument(text, opts);
+    if (traced) memoryMark('json: check done');
     const parsed = full.value !== undefined;
     // The memo never holds the text (the document does; an older version's text must not outlive it), and
     // for a large document not the parsed value either: only what was published.
@@ -322,6 +331,9 @@ export const jsonDiagnosticsFeature: FeatureModule = {
       refreshReportsExcept(e.document.uri);
     });
     // Closing a buffer makes the disk authoritative again (unsaved edits are gone).
+    ctx.documents.onDidOpen((e) => {
+      if (e.document.getText().length >= TRACE_CHARS) memoryMark('json: document opened');
+    });
     ctx.documents.onDidClose((e) => {
       analyzer.forget(e.document.uri);
       analyzer.worker.cancelUnwanted();
@@ -331,13 +343,17 @@ export const jsonDiagnosticsFeature: FeatureModule = {
       diagnostics: {
         appliesTo: isJsonDocument,
         provide(doc, settings) {
-          return analyzer.analyzeAsync(doc, settings).then((r) => lspDiagnostics(doc, r.diagnostics, r.lineHints));
+          return analyzer.analyzeAsync(doc, settings).then((r) => {
+            const diagnostics = lspDiagnostics(doc, r.diagnostics, r.lineHints);
+            if (doc.getText().length >= TRACE_CHARS) memoryMark('json: diagnostics mapped');
+            return diagnostics;
+          });
         },
       },
       onDidChangeWatchedFiles() {
         refreshReportsExcept('');
       },
-      ...(process.env.TOONLENS_TEST_COUNTERS ? { commands: { [WORKER_COUNTERS_COMMAND]: () => ({ ...analyzer.worker.counters }) } } : {}),
+      ...(process.env.TOONLENS_TEST_COUNTERS ? { commands: { [WORKER_COUNTERS_COMMAND]: () => ({ ...analyzer.worker.counters }), [MEMORY_TRACE_COMMAND]: () => takeMemoryTrace() } } : {}),
       dispose() {
         analyzer.worker.dispose();
       },

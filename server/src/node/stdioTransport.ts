@@ -21,12 +21,50 @@
  * header (a header preceded by garbage is found by its `Content-Length:`).
  */
 import { constants as bufferConstants, isAscii } from 'node:buffer';
+import { fstatSync } from 'node:fs';
+import { Socket, type ConnectOpts, type SocketConstructorOpts } from 'node:net';
 import { formatWithOptions } from 'node:util';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { MessageChannel } from 'node:worker_threads';
 import { AbstractMessageReader, type DataCallback, type Disposable, type Message, StreamMessageWriter } from 'vscode-languageserver/node';
+import { memoryMark } from './memoryTrace';
 
 const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
 const MAX_HEADER_BYTES = 64 * 1024;
+/** The reusable buffer reads from a pipe land in (when they do not go straight into a body). */
+const READ_BUFFER_BYTES = 64 * 1024;
 const BACKSLASH = 0x5c;
+/**
+ * Bodies from this size on are released before their message is parsed, and the message string is collected
+ * right after (see {@link StdioMessageReader}): at 8 MB the two are ≥ 16 MB of garbage, more than an idle
+ * server's whole heap, and the collection (≈ 10 ms) is small beside receiving and checking such a document.
+ */
+export const RELEASE_MIN_BYTES = 8 * 1024 * 1024;
+
+/** What the reader's collections cost (test-only counters, the memory trace). */
+export const readerGcStats = { collections: 0, ms: 0 };
+let fullGc: (() => void) | null | undefined = null;
+/** One full collection (V8's `gc`: `--expose-gc` set at run time, read from a fresh context), when available. */
+function collectGarbage(): void {
+  if (fullGc === null) {
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      const gc: unknown = vm.runInNewContext('gc');
+      fullGc = typeof gc === 'function' ? (gc as () => void) : undefined;
+    } catch {
+      fullGc = undefined;
+    }
+  }
+  if (!fullGc) return;
+  const t0 = performance.now();
+  fullGc();
+  readerGcStats.collections++;
+  readerGcStats.ms += performance.now() - t0;
+}
+
+/** Messages from this size on are traced (test-only memory trace, node/memoryTrace.ts). */
+const TRACE_BYTES = 1 << 20;
 
 export interface ReaderLimits {
   /** Longest header block accepted (bytes). */
@@ -187,8 +225,24 @@ export class StdioMessageReader extends AbstractMessageReader {
   private readonly maxHeaderBytes: number;
   private readonly maxBodyBytes: number;
 
+  /** The reusable buffer of reads from a pipe (allocated on the first such read). */
+  private scratch: Buffer | undefined;
+  /** The part of the body handed to the pending read from a pipe, when it reads straight into the body. */
+  private direct: Buffer | undefined;
+  /** A large message's string while its body's memory is being released ({@link release}). */
+  private held: { text: string; length: number } | undefined;
+  /** Reading is paused meanwhile; bytes that arrived are kept here, in order. */
+  private paused = false;
+  private queued: Buffer[] = [];
+  /** What {@link listen} reads from (paused with the reader). */
+  private source: { pause(): unknown; resume(): unknown } | undefined;
+
+  /**
+   * `input`: a readable stream (its `data` events are fed to {@link onData}), or a file descriptor that is a
+   * pipe or a socket, read with {@link readBuffer} / {@link onRead} (see {@link stdioStreams}).
+   */
   constructor(
-    private readonly readable: NodeJS.ReadableStream,
+    private readonly input: NodeJS.ReadableStream | { pipeFd: number },
     private readonly log: (line: string) => void,
     limits: ReaderLimits = {},
   ) {
@@ -199,6 +253,8 @@ export class StdioMessageReader extends AbstractMessageReader {
 
   listen(callback: DataCallback): Disposable {
     this.callback = callback;
+    const readable = 'pipeFd' in this.input ? this.pipeSocket(this.input.pipeFd) : this.input;
+    this.source = readable;
     const onData = (chunk: Buffer | string) => this.onData(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
     const onError = (error: Error) => this.fireError(error);
     let closed = false;
@@ -207,24 +263,77 @@ export class StdioMessageReader extends AbstractMessageReader {
       closed = true;
       this.fireClose();
     };
-    this.readable.on('data', onData);
-    this.readable.on('error', onError);
-    this.readable.on('close', onClose);
-    this.readable.on('end', onClose);
+    if (readable === this.input) readable.on('data', onData);
+    readable.on('error', onError);
+    readable.on('close', onClose);
+    readable.on('end', onClose);
     return {
       dispose: () => {
-        this.readable.off('data', onData);
-        this.readable.off('error', onError);
-        this.readable.off('close', onClose);
-        this.readable.off('end', onClose);
+        readable.off('data', onData);
+        readable.off('error', onError);
+        readable.off('close', onClose);
+        readable.off('end', onClose);
       },
     };
+  }
+
+  /**
+   * A socket reading the pipe `fd` with `onread`: every read lands in a buffer the reader chose, so reading
+   * allocates nothing per chunk (a `data` event's chunk is a new 64 KB buffer, garbage until a collection).
+   */
+  private pipeSocket(fd: number): Socket {
+    const opts: SocketConstructorOpts & ConnectOpts = {
+      fd,
+      readable: true,
+      writable: false,
+      onread: { buffer: () => this.readBuffer(), callback: (n, buf) => (this.onRead(n, buf), true) },
+    };
+    return new Socket(opts);
+  }
+
+  /**
+   * Where the next read from a pipe lands: straight into the body being received while at least
+   * {@link READ_BUFFER_BYTES} of it are missing (exactly what is missing, so a read never takes bytes of the
+   * next message: the body is not copied at all), else the one reusable buffer (headers, small bodies, skips).
+   */
+  readBuffer(): Buffer {
+    if (this.body && this.bodyLength - this.bodyAt >= READ_BUFFER_BYTES) {
+      this.direct = this.body.subarray(this.bodyAt, this.bodyLength);
+      return this.direct;
+    }
+    this.direct = undefined;
+    return (this.scratch ??= Buffer.allocUnsafe(READ_BUFFER_BYTES));
+  }
+
+  private finishDirectBody(): void {
+    try {
+      if (this.body && this.bodyAt === this.bodyLength) this.finishBody();
+    } catch (err) {
+      this.log(`transport: ${err instanceof Error ? err.message : String(err)}; a message dropped`);
+      this.reset();
+    }
+  }
+
+  /** `n` bytes were read into `buf`, the buffer {@link readBuffer} gave last. Never throws. */
+  onRead(n: number, buf: Uint8Array): void {
+    if (this.direct && buf === this.direct) {
+      this.direct = undefined;
+      this.bodyAt += n;
+      // After this read returns: until then the socket holds the part of the body it read into.
+      if (this.bodyAt === this.bodyLength) queueMicrotask(() => this.finishDirectBody());
+      return;
+    }
+    this.onData(buf === this.scratch ? this.scratch.subarray(0, n) : Buffer.from(buf.buffer, buf.byteOffset, n));
   }
 
   /** Feeds bytes to the reader (what a `data` event does). Never throws. */
   onData(chunk: Buffer): void {
     let at = 0;
     while (at < chunk.length) {
+      if (this.paused) {
+        this.queued.push(Buffer.from(chunk.subarray(at))); // a copy: the chunk may be the reusable read buffer
+        return;
+      }
       try {
         at = this.step(chunk, at);
       } catch (err) {
@@ -239,6 +348,7 @@ export class StdioMessageReader extends AbstractMessageReader {
   private reset(): void {
     this.header = undefined;
     this.body = undefined;
+    this.direct = undefined;
     this.skip = 0;
   }
 
@@ -318,35 +428,133 @@ export class StdioMessageReader extends AbstractMessageReader {
     this.bodyAt = 0;
     // Spare capacity for the in-place escapes; pages never written are never resident.
     this.body = Buffer.allocUnsafe(decode === utf8Decode ? length + (length >>> 3) : length);
+    if (length >= TRACE_BYTES) memoryMark(`reader: header of a ${(length / 1e6).toFixed(1)} MB body`);
     if (length === 0) this.finishBody();
   }
 
-  /** The body as a string; the body buffer is unreferenced once this returns (before the parse). */
-  private takeText(): string {
+  /**
+   * A complete body: decoded, then parsed and delivered. A large one ({@link RELEASE_MIN_BYTES}) is parsed
+   * only once its buffer's memory is gone, and the message string is collected before it is delivered.
+   */
+  private finishBody(): void {
+    const length = this.bodyLength;
+    const traced = length >= TRACE_BYTES;
+    if (traced) memoryMark('reader: body received');
     const body = this.body!;
     this.body = undefined;
-    return this.decode(body, this.bodyLength);
+    const text = this.decode(body, length);
+    if (traced) memoryMark('reader: body decoded');
+    if (length >= RELEASE_MIN_BYTES) {
+      this.held = { text, length };
+      if (this.release(body)) return;
+      this.held = undefined;
+    }
+    const message = this.parse(text, length);
+    if (message) this.callback?.(message);
+    if (traced) memoryMark('reader: message delivered');
   }
 
-  private finishBody(): void {
+  /**
+   * Frees a body buffer now instead of at a collection: its memory is transferred to a message port that is
+   * closed at once (a decoded body is unreferenced, but a garbage collection is what frees it, and reading
+   * allocates too little to cause one, so the body would stay resident through the parse and the check).
+   * Reading pauses until the port's close, which is when the memory is freed; then {@link afterRelease}.
+   */
+  private release(body: Buffer): boolean {
+    let channel: MessageChannel;
+    try {
+      channel = new MessageChannel();
+      channel.port1.postMessage(null, [body.buffer as ArrayBuffer]);
+    } catch {
+      return false; // not transferable: left to the collector
+    }
+    this.pause();
+    channel.port2.once('close', () => this.afterRelease());
+    channel.port2.close();
+    return true;
+  }
+
+  /**
+   * The released body is gone: parse the held message string, collect it (one full collection: it is an
+   * external string, which only a full collection frees), deliver, read on. The string lives only in
+   * {@link takeHeld}'s frame, so nothing on the stack holds it during the collection.
+   */
+  private afterRelease(): void {
+    try {
+      const message = this.takeHeld();
+      if (message) memoryMark('reader: message parsed');
+      collectGarbage();
+      if (message) {
+        memoryMark(`reader: collected (${readerGcStats.collections} collections, ${readerGcStats.ms.toFixed(1)} ms in all)`);
+        this.callback?.(message);
+        memoryMark('reader: message delivered');
+      }
+    } catch (err) {
+      this.log(`transport: ${err instanceof Error ? err.message : String(err)}; a message dropped`);
+    }
+    this.resume();
+  }
+
+  private takeHeld(): Message | undefined {
+    const held = this.held;
+    this.held = undefined;
+    return held && this.parse(held.text, held.length);
+  }
+
+  /** The message of a decoded body, or undefined (with a log line) when it is not a JSON-RPC object. */
+  private parse(text: string, length: number): Message | undefined {
     let message: Message;
     try {
-      message = JSON.parse(this.takeText()) as Message;
+      message = JSON.parse(text) as Message;
     } catch (err) {
-      this.log(`transport: a message of ${this.bodyLength} bytes is not valid JSON (${err instanceof Error ? err.message.slice(0, 200) : String(err)}); skipped`);
-      return;
+      this.log(`transport: a message of ${length} bytes is not valid JSON (${err instanceof Error ? err.message.slice(0, 200) : String(err)}); skipped`);
+      return undefined;
     }
     if (message === null || typeof message !== 'object' || Array.isArray(message)) {
-      this.log(`transport: a message of ${this.bodyLength} bytes is not a JSON-RPC object; skipped`);
-      return;
+      this.log(`transport: a message of ${length} bytes is not a JSON-RPC object; skipped`);
+      return undefined;
     }
-    this.callback?.(message);
+    return message;
+  }
+
+  /** Stops reading (bytes already read wait in {@link queued}) until {@link resume}. */
+  private pause(): void {
+    this.paused = true;
+    this.source?.pause();
+  }
+
+  private resume(): void {
+    this.paused = false;
+    const pending = this.queued;
+    this.queued = [];
+    for (let i = 0; i < pending.length; i++) {
+      if (this.paused) {
+        this.queued.push(...pending.slice(i));
+        return;
+      }
+      this.onData(pending[i]!);
+    }
+    if (!this.paused) this.source?.resume();
   }
 }
 
-/** Reader and writer for `--stdio`: our reader on stdin, vscode-jsonrpc's writer on stdout. */
+/** Whether `fd` is a pipe or a socket (what an editor's `spawn` gives a server's stdin), not a file or a TTY. */
+export function isPipe(fd: number): boolean {
+  try {
+    const st = fstatSync(fd);
+    return st.isFIFO() || st.isSocket();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reader and writer for `--stdio`: our reader on stdin, vscode-jsonrpc's writer on stdout. Stdin is read
+ * straight into the reader's buffers when it is a pipe or a socket; otherwise (a file, a TTY) through
+ * `process.stdin`.
+ */
 export function stdioStreams(log: (line: string) => void): { reader: StdioMessageReader; writer: StreamMessageWriter } {
-  return { reader: new StdioMessageReader(process.stdin, log), writer: new StreamMessageWriter(process.stdout) };
+  return { reader: new StdioMessageReader(isPipe(0) ? { pipeFd: 0 } : process.stdin, log), writer: new StreamMessageWriter(process.stdout) };
 }
 
 /**
