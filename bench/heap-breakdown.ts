@@ -5,7 +5,8 @@
  * edited `1 + --edits` times, each time to its lenses. Read idle (the test-only idle command: every analysis,
  * diagnostics run and idle collection done) before and after, it prints
  * - the process's figures: RSS and its anonymous part (/proc), V8's heap committed / in use per space,
- *   external and array buffers (the idle command's answer), and what RSS holds beyond V8's committed heap;
+ *   external and array buffers (the idle command's answer), and what RSS holds beyond V8's committed heap,
+ *   also once the document is closed again;
  * - from a heap snapshot at each point, the growth: self size by type/constructor (after − before), the new
  *   strings by size bucket and the largest of them with their retainers, and the top retainer paths (edge
  *   names, from the nearest owning class) of every object the second snapshot has that the first had not.
@@ -70,7 +71,8 @@ async function snapshot(lsp: LspHarness, dir: string): Promise<string> {
   }
 }
 
-function printFigures(points: [string, Figures][]): void {
+/** The figures at each point, and the growth from point `fromAt` to point `growthAt`. */
+function printFigures(points: [string, Figures][], fromAt: number, growthAt: number): void {
   const rows: [string, (f: Figures) => number][] = [
     ['RSS', (f) => f.rss],
     ['  anonymous', (f) => f.anon],
@@ -82,11 +84,11 @@ function printFigures(points: [string, Figures][]): void {
   ];
   const spaces = points[0]![1].answer.heapSpaces?.map((s) => s.name) ?? [];
   console.log(`\n## Process figures (read idle, before each snapshot)\n`);
-  console.log(`| | ${points.map(([n]) => n).join(' | ')} | growth |`);
+  console.log(`| | ${points.map(([n]) => n).join(' | ')} | ${points[growthAt]![0]} − ${points[fromAt]![0]} |`);
   console.log(`|---|${points.map(() => '---:').join('|')}|---:|`);
   const line = (name: string, get: (f: Figures) => number) => {
     const v = points.map(([, f]) => get(f));
-    console.log(`| ${name} | ${v.map((x) => fmt(x)).join(' | ')} | ${signed(v[v.length - 1]! - v[0]!)} |`);
+    console.log(`| ${name} | ${v.map((x) => fmt(x)).join(' | ')} | ${signed(v[growthAt]! - v[fromAt]!)} |`);
   };
   for (const [name, get] of rows) line(name, get);
   for (const sp of spaces) {
@@ -95,7 +97,7 @@ function printFigures(points: [string, Figures][]): void {
     line(`${sp}: committed`, get('space_size'));
     line(`${sp}: in use`, get('space_used_size'));
   }
-  const gc = points[points.length - 1]![1].answer.gc;
+  const gc = points[growthAt]![1].answer.gc;
   if (gc) console.log(`\nIdle collections so far: ${gc.collections}, ${gc.ms.toFixed(0)} ms in all, ${fmt(gc.freed)} freed.`);
 }
 
@@ -209,6 +211,8 @@ interface Steps {
   idle?(): Promise<void>;
   warm(): Promise<void>;
   after(): Promise<void>;
+  /** After the document was closed again. */
+  closed?(): Promise<void>;
 }
 
 /** One server through the bench steps: idle, warm (a small document's lenses), the document opened and edited. */
@@ -223,6 +227,10 @@ async function run(text: string, later: number, env: Record<string, string>, at:
     const n = await lensesOf(lsp, uri);
     await editLenses(lsp, uri, text, later, n);
     await steps.after();
+    if (steps.closed) {
+      lsp.close(uri);
+      await steps.closed();
+    }
   } finally {
     lsp.kill();
     await lsp.exited;
@@ -247,9 +255,10 @@ async function main(): Promise<void> {
     idle: async () => void points.push(['idle', await figures(lsp)]),
     warm: async () => void points.push(['warm', await figures(lsp)]),
     after: async () => void points.push([`after open + ${later + 1} edits`, await figures(lsp)]),
+    closed: async () => void points.push(['closed', await figures(lsp)]),
   }));
   const [warm, after] = [points[1]![1], points[2]![1]];
-  printFigures(points);
+  printFigures(points, 1, 2);
   console.log(`\nGrowth from warm: RSS ${fmt(after.rss - warm.rss)} = ${((after.rss - warm.rss) / fileBytes).toFixed(2)}× the file; heap in use ${fmt(after.answer.memory.heapUsed - warm.answer.memory.heapUsed)} = ${((after.answer.memory.heapUsed - warm.answer.memory.heapUsed) / fileBytes).toFixed(2)}×.`);
   if (values['no-snapshots']) return;
 

@@ -11,10 +11,14 @@ import { CodeLensRequest, CodeLensResolveRequest, type CodeLens } from 'vscode-l
 import { LspHarness } from './harness';
 import { RESOLVE_LENSES_ABOVE } from '../../server/src/features/lensResolve';
 
-/** `n` sections: a table (which converts: a verdict and a Convert lens) every other one, else a key/value list (kept). */
-function doc(n: number): string {
+/**
+ * `n` sections: a table (which converts: a verdict and a Convert lens) every other one, else a key/value list
+ * (kept); with `fenceAt`, a section converted already (a ```toon fence: its own lenses) after that section.
+ */
+function doc(n: number, fenceAt?: number): string {
   const parts = ['# Agent context', '', 'What the agent reads first.', ''];
   for (let i = 1; i <= n; i++) {
+    if (i === fenceAt) parts.push('## Converted already', '', '```toon', 'items[2]{name,owner,limit}:', '  a,team 1,100', '  b,team 2,200', '```', '');
     parts.push(`## Section ${i}`, '');
     if (i % 2 === 0) parts.push('| name | owner | limit |', '|---|---|---|', ...[0, 1, 2, 3, 4, 5].map((k) => `| item${k} | team ${i % 5} | ${100 + k} |`));
     else parts.push(`- name: item ${i}`, `- owner: team ${i % 5}`, `- limit: ${100 + i}`);
@@ -30,7 +34,7 @@ const counters = async (h: LspHarness) => (await h.executeCommand('toonlens.test
 describe('markdown lenses resolved when shown', () => {
   test('over the threshold a resolving client gets ranges; every lens resolves to the complete lens a non-resolving client gets', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toonlens-mdresolve-'));
-    const text = doc(400);
+    const text = doc(400, 150);
     const plain = await LspHarness.start({ workspaceDir: dir });
     let full: CodeLens[];
     try {
@@ -38,6 +42,16 @@ describe('markdown lenses resolved when shown', () => {
       assert.ok(full.length > RESOLVE_LENSES_ABOVE, `${full.length} lenses`);
       assert.ok(full.every((l) => l.command?.title && l.command.tooltip), 'a client that does not resolve gets every title and tooltip');
       assert.ok(full.some((l) => l.command?.title === 'Convert to TOON'), 'action lenses among them');
+      const fenceLine = text.split('\n').indexOf('```toon');
+      assert.deepEqual(
+        full.filter((l) => l.range.start.line === fenceLine).map((l) => l.command?.command),
+        ['toonlens.showVerdict', 'toonlens.revertSection'],
+        "the converted section's fence lenses, in line order among the others",
+      );
+      assert.deepEqual(
+        full.map((l) => l.range.start.line),
+        full.map((l) => l.range.start.line).sort((a, b) => a - b),
+      );
       assert.deepEqual(await counters(plain), { unresolved: 0, resolves: 0 });
     } finally {
       await plain.shutdown();

@@ -49,6 +49,21 @@ test('does not collect when the garbage is small (under 16 MB, or under a tenth 
   void count;
 });
 
+test('memory let go of without any allocation (a document closed) is collected at the next idle moment, when it pays', async () => {
+  const heap = { used: 140 * MB };
+  const { work, c, count } = setup(heap);
+  c.noteReleased(4 * MB); // a small document: not worth a collection
+  await work.whenIdle();
+  assert.equal(count(), 0);
+  c.noteReleased(36 * MB); // 40 MB in all, with no other work: collected now, the heap unchanged until then
+  await work.whenIdle();
+  assert.equal(count(), 1);
+  assert.equal(c.stats.freed, 40 * MB);
+  c.noteReleased(8 * MB); // counted afresh after a collection
+  await work.whenIdle();
+  assert.equal(count(), 1);
+});
+
 test('does not collect while other work arrived meanwhile; the next idle moment decides again', async () => {
   const heap = { used: 100 * MB };
   const work = new WorkTracker();

@@ -33,6 +33,11 @@ export function toonFencesOf(doc: TextDocument, plan?: PlanResult): FenceAt[] {
   return fences;
 }
 
+/** The document closed: its fences (and the text they were found in) go. */
+export function forgetFences(uri: string): void {
+  memo.delete(uri);
+}
+
 /** What a fence saves against the markdown it stands for (the known original, else its canonical rendering). */
 export interface FenceSavings {
   chars: MeasuredChars;

@@ -136,15 +136,19 @@ function verdictLens(s: SectionResult): { title: string; tooltip: string } {
 }
 
 /**
- * One lens of a plan, before its command is made: the verdict and Convert lenses of a section make theirs from
- * the section (only when sent complete, or when the client resolves that lens), the others carry theirs.
+ * A plan's lenses in line order, before their commands are made, as compact data: `codes[i]` ≥ 0 is a
+ * section's lens, `(index into plan.sections) << 1`, plus 1 for its Convert action (0: its verdict), made from
+ * the section only when sent complete or when the client resolves that lens; `codes[i]` < 0 is a lens that
+ * carries its command, `commands[-codes[i] - 1]` (the plan lenses, the fence lenses: a handful). What
+ * `codeLens/resolve` needs of a set sent unresolved is this and the plan, which the plan cache holds for the
+ * document's version anyway: about 4 bytes a lens instead of a lens-shaped object with its range.
  */
-interface LensEntry {
-  range: Range;
-  command?: Command;
-  section?: SectionResult;
-  /** For a section's lens: its verdict, or its Convert action. */
-  kind?: 'verdict' | 'convert';
+interface PlanLenses {
+  plan: PlanResult;
+  codes: Int32Array;
+  commands: Command[];
+  /** Each lens's range (what a codeLens answer sends; not kept for resolve: a section's is its line). */
+  ranges: Range[];
 }
 
 interface LensTarget {
@@ -153,58 +157,78 @@ interface LensTarget {
   trusted: boolean;
 }
 
-function sectionCommand(e: LensEntry, doc: LensTarget): Command {
-  const s = e.section!;
-  const pos = e.range.start;
-  if (e.kind === 'convert') {
+/** The range of a section's lenses: its first line (a slice starts a line, its lineStart counts lines as LSP does). */
+function sectionRange(s: SectionResult): Range {
+  const pos = { line: s.slice.lineStart - 1, character: 0 };
+  return { start: pos, end: pos };
+}
+
+function sectionCommand(s: SectionResult, convert: boolean, doc: LensTarget): Command {
+  if (convert) {
     return action(doc.trusted, 'Convert to TOON', `Replace “${headingText(s)}” with its \`\`\`toon fence (one undoable edit; Revert to Markdown gives the exact original back).`, COMMANDS.convertSection, [
       { uri: doc.uri, version: doc.version, sectionStart: s.slice.charStart },
     ]);
   }
   const { title, tooltip } = verdictLens(s);
-  return { title, tooltip, command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: pos }] };
+  return { title, tooltip, command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: sectionRange(s).start }] };
 }
 
-const commandOf = (e: LensEntry, doc: LensTarget): Command => e.command ?? sectionCommand(e, doc);
+/** The command of lens `i`, or undefined when there is no such lens. */
+function commandAt(lenses: Omit<PlanLenses, 'ranges'>, i: number, doc: LensTarget): Command | undefined {
+  if (!(i >= 0 && i < lenses.codes.length)) return undefined;
+  const code = lenses.codes[i]!;
+  return code < 0 ? lenses.commands[-code - 1] : sectionCommand(lenses.plan.sections[code >> 1]!, (code & 1) === 1, doc);
+}
 
 /** The plan's lenses in line order, the section lenses without their commands yet. */
-function lensEntries(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted: boolean): LensEntry[] {
+function lensEntries(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted: boolean): PlanLenses {
   const text = doc.getText();
-  const lenses: LensEntry[] = [];
+  const codes: number[] = [];
+  const ranges: Range[] = [];
+  const commands: Command[] = [];
+  const carried = (range: Range, command: Command) => {
+    commands.push(command);
+    codes.push(-commands.length);
+    ranges.push(range);
+  };
   const top = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
-  lenses.push({ range: top, command: { title: planLensTitle(plan), tooltip: 'The per-section plan: which sections convert to TOON and what the hybrid document saves. Click for the whole-document verdict.', command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: top.start }] } });
+  carried(top, { title: planLensTitle(plan), tooltip: 'The per-section plan: which sections convert to TOON and what the hybrid document saves. Click for the whole-document verdict.', command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: top.start }] });
   if (plan.contextPlan.safe_to_auto_apply) {
-    lenses.push({ range: top, command: action(trusted, 'Convert all recommended sections', 'Convert every section whose verdict is convert, in one undoable edit.', COMMANDS.convertAll, [{ uri: doc.uri, version: doc.version }]) });
+    carried(top, action(trusted, 'Convert all recommended sections', 'Convert every section whose verdict is convert, in one undoable edit.', COMMANDS.convertAll, [{ uri: doc.uri, version: doc.version }]));
   }
   const fences = toonFencesOf(doc, plan);
-  for (const s of plan.sections) {
-    if (!isMeasured(s)) continue; // frontmatter is never measured
+  plan.sections.forEach((s, index) => {
+    if (!isMeasured(s)) return; // frontmatter is never measured
     const fence = convertedFenceOf(text, s, fences);
-    if (fence) continue; // TOON already: the fence's own lenses below
-    if (!lensWorthy(text, s)) continue;
+    if (fence) return; // TOON already: the fence's own lenses below
+    if (!lensWorthy(text, s)) return;
     // 0 (the default) shows every lens; any other value hides sections saving less than it.
-    if (minSavingsPct !== 0 && s.verdict!.measured_chars.savings_pct < minSavingsPct) continue;
-    // A slice starts a line, and its lineStart counts lines as LSP does (\n, \r\n, a lone \r): no search of the line offsets.
-    const pos = { line: s.slice.lineStart - 1, character: 0 };
-    const range = { start: pos, end: pos };
-    lenses.push({ range, section: s, kind: 'verdict' });
-    if (s.action === 'convert') lenses.push({ range, section: s, kind: 'convert' });
+    if (minSavingsPct !== 0 && s.verdict!.measured_chars.savings_pct < minSavingsPct) return;
+    const range = sectionRange(s);
+    codes.push(index << 1);
+    ranges.push(range);
+    if (s.action === 'convert') {
+      codes.push((index << 1) | 1);
+      ranges.push(range);
+    }
+  });
+  if (fences.length > 0) {
+    for (const f of fences) for (const l of fenceLenses(doc, f, trusted, plan.tokenizer)) carried(l.range, l.command!);
+    // In line order (a stable sort: lenses of one line keep theirs).
+    const order = ranges.map((_, i) => i).sort((a, b) => ranges[a]!.start.line - ranges[b]!.start.line);
+    return { plan, codes: Int32Array.from(order, (i) => codes[i]!), commands, ranges: order.map((i) => ranges[i]!) };
   }
-  if (fences.length === 0) return lenses; // in line order already
-  for (const f of fences) for (const l of fenceLenses(doc, f, trusted, plan.tokenizer)) lenses.push({ range: l.range, command: l.command });
-  lenses.sort((a, b) => a.range.start.line - b.range.start.line);
-  return lenses;
+  return { plan, codes: Int32Array.from(codes), commands, ranges };
 }
 
 export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted = true): CodeLens[] {
   const target = { uri: doc.uri, version: doc.version, trusted };
-  return lensEntries(doc, plan, minSavingsPct, trusted).map((e) => ({ range: e.range, command: commandOf(e, target) }));
+  const lenses = lensEntries(doc, plan, minSavingsPct, trusted);
+  return lenses.ranges.map((range, i) => ({ range, command: commandAt(lenses, i, target)! }));
 }
 
 /** A document version's lenses as sent unresolved, kept until the next answer for the document (or its close). */
-interface SentLensSet extends LensTarget {
-  entries: LensEntry[];
-}
+interface SentLensSet extends LensTarget, Omit<PlanLenses, 'ranges'> {}
 
 /** The `data` tag of markdown lenses sent unresolved. */
 const MARKDOWN_LENS_TAG = 'md';
@@ -240,10 +264,7 @@ export const markdownLensesFeature: FeatureModule = {
     /** The unresolved lens set last sent per document. */
     const sent = new UnresolvedLensSets<SentLensSet>(
       MARKDOWN_LENS_TAG,
-      (set, i) => {
-        const e = set.entries[i];
-        return e && ctx.guard('markdown code lens resolve', set.uri, () => commandOf(e, set), { title: 'ToonLens: this lens failed (see the output)', command: '' });
-      },
+      (set, i) => (i >= 0 && i < set.codes.length ? ctx.guard('markdown code lens resolve', set.uri, () => commandAt(set, i, set)!, { title: 'ToonLens: this lens failed (see the output)', command: '' }) : undefined),
       'Document changed: updating lenses…',
     );
     ctx.documents.onDidClose((e) => sent.forget(e.document.uri));
@@ -268,17 +289,18 @@ export const markdownLensesFeature: FeatureModule = {
         const plan = await plans.planOrNone(current, token, settings);
         if (!plan) return [];
         const trusted = ctx.isTrusted();
-        const entries = ctx.guard('markdown code lenses', doc.uri, () => lensEntries(current, plan, settings.codeLens.minSavingsPct, trusted), []);
+        const entries = ctx.guard('markdown code lenses', doc.uri, () => lensEntries(current, plan, settings.codeLens.minSavingsPct, trusted), undefined);
+        if (!entries) return [];
         const target = { uri: current.uri, version: current.version, trusted };
         // Many lenses, and a client that resolves them: ranges now, each command when its lens is shown.
-        if (resolves && entries.length > RESOLVE_LENSES_ABOVE) {
-          const { id, lenses } = UnresolvedLensSets.unresolved(MARKDOWN_LENS_TAG, entries.map((e) => e.range));
-          sent.remember(current.uri, id, { ...target, entries });
+        if (resolves && entries.codes.length > RESOLVE_LENSES_ABOVE) {
+          const { id, lenses } = UnresolvedLensSets.unresolved(MARKDOWN_LENS_TAG, entries.ranges);
+          sent.remember(current.uri, id, { ...target, plan, codes: entries.codes, commands: entries.commands });
           counters.unresolved++;
           return lenses;
         }
         sent.forget(current.uri);
-        return ctx.guard('markdown code lenses', doc.uri, () => entries.map((e) => ({ range: e.range, command: commandOf(e, target) })), []);
+        return ctx.guard('markdown code lenses', doc.uri, () => entries.ranges.map((range, i) => ({ range, command: commandAt(entries, i, target)! })), []);
       },
     };
   },

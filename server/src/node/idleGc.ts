@@ -71,6 +71,8 @@ export class IdleCollector {
   readonly stats: IdleGcStats = { collections: 0, ms: 0, freed: 0 };
   /** The smallest heap seen since the last collection (what survived it, or V8's own collections since). */
   private floor: number;
+  /** Bytes the server announced it let go of since the last collection (a closed document), not yet garbage V8 counts. */
+  private released = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly heapUsed: () => number;
 
@@ -88,8 +90,18 @@ export class IdleCollector {
   pays(): boolean {
     const used = this.heapUsed();
     if (used < this.floor) this.floor = used;
-    const garbage = used - this.floor;
+    const garbage = used - this.floor + this.released;
     return garbage >= (this.opts.minGarbageBytes ?? IDLE_GC_MIN_GARBAGE_BYTES) && garbage >= (this.opts.minGarbageShare ?? IDLE_GC_MIN_GARBAGE_SHARE) * this.floor;
+  }
+
+  /**
+   * The server let go of about `bytes` of heap (a large document closed): the memory is garbage, but nothing
+   * allocated, so the heap has not grown and no collection would come, from us or from V8, while the server
+   * sits idle. Counted as garbage, and the idle check made now (a close starts no tracked work).
+   */
+  noteReleased(bytes: number): void {
+    this.released += bytes;
+    if (this.work.pending === 0) this.idle();
   }
 
   private idle(): void {
@@ -128,6 +140,7 @@ export class IdleCollector {
     const after = this.heapUsed();
     this.stats.freed += Math.max(0, before - after);
     this.floor = after;
+    this.released = 0;
   }
 }
 
@@ -143,6 +156,14 @@ export function startIdleCollector(work: Tracker): IdleCollector | undefined {
   const gc = exposeGc();
   if (!gc) return undefined;
   return (installed = new IdleCollector(gc, work));
+}
+
+/**
+ * Tells the idle collector (if it runs) that about `bytes` of heap just became garbage without any allocation
+ * (a document closed), so the next idle moment collects it when that pays.
+ */
+export function releasedHeap(bytes: number): void {
+  installed?.noteReleased(bytes);
 }
 
 /** The server's idle collector's figures, if it runs. */
