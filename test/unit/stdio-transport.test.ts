@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
-import { isPipe, jsonTextOf, nonAsciiRuns, readerGcStats, RELEASE_MIN_BYTES, StdioMessageReader, type ReaderLimits } from '../../server/src/node/stdioTransport';
+import { fullGcStats } from '../../server/src/node/fullGc';
+import { isPipe, jsonTextOf, nonAsciiRuns, RELEASE_MIN_BYTES, StdioMessageReader, type ReaderLimits } from '../../server/src/node/stdioTransport';
 
 /** A reader fed by hand; collects the messages it delivers and the lines it logs. */
 function reader(limits?: ReaderLimits) {
@@ -264,7 +265,7 @@ test('a body over RELEASE_MIN_BYTES: released before its parse, the message stri
   const bytes = Buffer.concat([frame(json(large)), ...after.map((m) => frame(json(m))), frame(json(large)), frame(json(after[0]!))]);
   const viaPipe = reader();
   const viaData = reader();
-  const collections = readerGcStats.collections;
+  const collections = fullGcStats.collections;
   const pipeDone = readLikeAPipe(viaPipe.r, bytes, [65_536, 1000, 3_000_000]);
   // onData with everything at once: the large message parks the rest until its body is released.
   viaData.feed(bytes);
@@ -278,7 +279,7 @@ test('a body over RELEASE_MIN_BYTES: released before its parse, the message stri
     assert.deepEqual(v.messages[0], large);
     assert.deepEqual(v.logs, []);
   }
-  assert.equal(readerGcStats.collections, collections + 4, 'one collection after each large parse (two large messages, two readers)');
+  assert.equal(fullGcStats.collections, collections + 4, 'one collection after each large parse (two large messages, two readers)');
 });
 
 test('a real named pipe (FIFO) read through a socket with onread, and a file on stdin read as a stream: the same messages', async () => {

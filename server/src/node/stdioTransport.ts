@@ -24,10 +24,9 @@ import { constants as bufferConstants, isAscii } from 'node:buffer';
 import { fstatSync } from 'node:fs';
 import { Socket, type ConnectOpts, type SocketConstructorOpts } from 'node:net';
 import { formatWithOptions } from 'node:util';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { MessageChannel } from 'node:worker_threads';
 import { AbstractMessageReader, type DataCallback, type Disposable, type Message, StreamMessageWriter } from 'vscode-languageserver/node';
+import { collectGarbage, fullGcStats } from './fullGc';
 import { memoryMark } from './memoryTrace';
 
 const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
@@ -41,27 +40,6 @@ const BACKSLASH = 0x5c;
  * server's whole heap, and the collection (≈ 10 ms) is small beside receiving and checking such a document.
  */
 export const RELEASE_MIN_BYTES = 8 * 1024 * 1024;
-
-/** What the reader's collections cost (test-only counters, the memory trace). */
-export const readerGcStats = { collections: 0, ms: 0 };
-let fullGc: (() => void) | null | undefined = null;
-/** One full collection (V8's `gc`: `--expose-gc` set at run time, read from a fresh context), when available. */
-function collectGarbage(): void {
-  if (fullGc === null) {
-    try {
-      v8.setFlagsFromString('--expose-gc');
-      const gc: unknown = vm.runInNewContext('gc');
-      fullGc = typeof gc === 'function' ? (gc as () => void) : undefined;
-    } catch {
-      fullGc = undefined;
-    }
-  }
-  if (!fullGc) return;
-  const t0 = performance.now();
-  fullGc();
-  readerGcStats.collections++;
-  readerGcStats.ms += performance.now() - t0;
-}
 
 /** Messages from this size on are traced (test-only memory trace, node/memoryTrace.ts). */
 const TRACE_BYTES = 1 << 20;
@@ -485,7 +463,7 @@ export class StdioMessageReader extends AbstractMessageReader {
       if (message) memoryMark('reader: message parsed');
       collectGarbage();
       if (message) {
-        memoryMark(`reader: collected (${readerGcStats.collections} collections, ${readerGcStats.ms.toFixed(1)} ms in all)`);
+        memoryMark(`reader: collected (${fullGcStats.collections} collections, ${fullGcStats.ms.toFixed(1)} ms in all)`);
         this.callback?.(message);
         memoryMark('reader: message delivered');
       }
