@@ -1,6 +1,7 @@
 // What the engine cache keeps per slice (docs/performance.md, "Markdown server memory"): once a plan has measured
 // a slice, its analysis drops the parse, the model, the candidates and the rules (rebuilt from the slice text on
-// demand) and holds its verdict as a plain object. Nothing a user sees may
+// demand), keeps no copy of its text, candidate or converted segment (rebuilt from the current version on
+// read) and holds its measurement as one compact record (the verdict object built on read). Nothing a user sees may
 // change: on every markdown file of the repository, lenses, hovers, diagnostics, the plan, the whole-document
 // verdict and the conversions from the compacted cache equal those of a fresh, uncompacted plan — after the cold
 // pass, and after an edit elsewhere and back (so the compacted analyses are what the plan reuses).
@@ -8,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { EngineCache, convertDocument, planDocument, profileDocument, type EngineOptions, type PlanResult } from '../../server/src/core/markdown/engine';
+import { EngineCache, convertDocument, planDocument, profileDocument, sectionWarnings, type EngineOptions, type PlanResult } from '../../server/src/core/markdown/engine';
 import { holdsDetail } from '../../server/src/core/markdown/analysis';
 import { markdownDiagnostics } from '../../server/src/core/markdown/diagnostics';
 import { sectionLensTitle, sectionLensTooltip, planLensTitle } from '../../server/src/features/markdownLenses';
@@ -33,7 +34,7 @@ function seen(text: string, plan: PlanResult): unknown {
     tokens: plan.tokens,
     sections: plan.sections.map((s) =>
       s.verdict
-        ? { lens: sectionLensTitle(s), tooltip: sectionLensTooltip(s), hover: sectionHoverMarkdown(s), tokens: s.tokens, candidate: s.candidate, verdict: JSON.stringify(s.verdict), action: s.action }
+        ? { lens: sectionLensTitle(s), tooltip: sectionLensTooltip(s), hover: sectionHoverMarkdown(s), tokens: s.tokens, candidate: s.candidate, verdict: JSON.stringify(s.verdict), warnings: JSON.stringify(sectionWarnings(s)), action: s.action }
         : { frontmatter: true },
     ),
     diagnostics: markdownDiagnostics(text, plan),

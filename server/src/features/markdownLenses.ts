@@ -16,7 +16,7 @@
  */
 import type { ClientCapabilities, CodeLens, Command, Range } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { PlanResult, SectionResult } from '../core/markdown/engine';
+import { sectionMeasurement, type PlanResult, type SectionResult } from '../core/markdown/engine';
 import type { SliceAnalysis } from '../core/markdown/analysis';
 import { revertDescription } from '../core/markdown/revert';
 import type { FeatureModule } from './feature';
@@ -120,14 +120,15 @@ function fenceLenses(doc: TextDocument, at: FenceAt, trusted: boolean, tok: Toke
 
 /**
  * A section's verdict lens title and tooltip, remembered with its slice analysis: they depend only on the
- * section's standalone verdict (the same object while the slice's text and the options are unchanged; its
- * `measured_chars` identifies it through the position shifts of the plan), so after an edit only the edited
- * section's strings are built again.
+ * section's standalone measurement (the same record while the slice's text and the options are unchanged,
+ * through the position shifts of the plan: `sectionMeasurement`), so after an edit only the edited section's
+ * strings are built again.
  */
 const verdictLensText = new WeakMap<SliceAnalysis, { measured: object; title: string; tooltip: string }>();
 
 function verdictLens(s: SectionResult): { title: string; tooltip: string } {
-  const measured = s.verdict!.measured_chars;
+  // (the engine builds a section's verdict on each read: its measurement record is what stays the same)
+  const measured = sectionMeasurement(s) ?? s.verdict!.measured_chars;
   const hit = verdictLensText.get(s.analysis);
   if (hit && hit.measured === measured) return hit;
   const made = { measured, title: sectionLensTitle(s), tooltip: sectionLensTooltip(s) };

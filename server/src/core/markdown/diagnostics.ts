@@ -6,7 +6,7 @@
  * - `toon/fence-decode` for a ```toon fence (or a .toon file) that fails a strict decode;
  * - minus what the file's `<!-- toonlens-disable… -->` comments switch off.
  */
-import { runSteps, toonFenceDiagnosticSteps, type PlanResult } from './engine';
+import { runSteps, sectionWarnings, toonFenceDiagnosticSteps, type PlanResult } from './engine';
 import { toonFileDiagnostics } from '../toon/fences';
 import type { CoreDiagnostic } from '../types';
 import type { DiagnosticCode } from '../codes';
@@ -62,8 +62,9 @@ function* sectionWarningSteps(plan: PlanResult, text: string, fences: readonly F
   let n = 0;
   for (const s of plan.sections) {
     if (++n % SECTIONS_PER_STEP === 0) yield;
-    if (!s.verdict || convertedFenceOf(text, s, fences)) continue;
-    for (const w of s.verdict.warnings) {
+    const warnings = sectionWarnings(s);
+    if (warnings.length === 0 || convertedFenceOf(text, s, fences)) continue;
+    for (const w of warnings) {
       if (w.code === 'token_regression') {
         // On the heading line (a preamble: its first line), as information: the verdict already says review.
         out.push({ code: TOKEN_REGRESSION_CODE, severity: 'info', message: w.message, range: headingRange(text, s.slice.charStart, s.slice.headingEnd) });

@@ -8,7 +8,7 @@
  * so `EngineCache` re-measures only the slices an edit touched.
  */
 import { decode, encode } from '@toon-format/toon';
-import { DEFAULT_MIN_TOKEN_SAVINGS, planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction } from '../policy';
+import { DEFAULT_MIN_TOKEN_SAVINGS, planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction, type Verdict } from '../policy';
 import { tokenizer, type Tokenizer, type TokenizerName } from '../tokens';
 import { analyzeSliceAt, bodyCandidatesOf, holdsDetail, relocateAnalysis, releaseDetail, sliceToonFenceDiagnostics, countTokens, derivedModel, sliceSourceTokens, textHash, type SliceAnalysis } from './analysis';
 import { decodesTo, delimitersFor, type CandidateSet, type DelimiterChar } from './candidate';
@@ -21,6 +21,7 @@ import {
   buildVerdict,
   tokensSettled,
   withFields,
+  verdictLiteral,
   lowCoverageWarning,
   LOSSY_APPLIED,
   LOW_COVERAGE_THRESHOLD,
@@ -32,7 +33,7 @@ import {
   type VerdictV1,
 } from './verdict';
 import { duplicateRuleWarnings, shiftWarning, type DuplicateMemo, type RuleGroup, type VerdictWarning } from './warnings';
-import { DEFAULT_CHARS_PER_TOKEN } from './measure';
+import { DEFAULT_CHARS_PER_TOKEN, measureChars, tokenEstimates } from './measure';
 import { toonFenceDiagnostics } from '../toon/fences';
 import type { CoreDiagnostic } from '../types';
 
@@ -332,31 +333,92 @@ function optionsKey(opts: EngineOptions): string {
   return JSON.stringify([opts.delimiter ?? 'auto', opts.sourceType ?? 'markdown', ratiosOf(opts), tokenizerOf(opts).name, minTokenSavingsOf(opts)]);
 }
 
+/** What every section measured with one set of options shares: the tokenizer, the ratios, the source type. */
+interface VerdictContext {
+  tok: Tokenizer;
+  ratios: readonly number[];
+  sourceType: SourceType;
+}
+
+const contexts = new Map<string, VerdictContext>();
+
+/** The shared context of an options key (a handful exist per process). */
+function contextOf(key: string, opts: EngineOptions): VerdictContext {
+  let c = contexts.get(key);
+  if (!c) {
+    if (contexts.size >= 32) contexts.clear();
+    contexts.set(key, (c = { tok: tokenizerOf(opts), ratios: ratiosOf(opts), sourceType: opts.sourceType ?? 'markdown' }));
+  }
+  return c;
+}
+
+/**
+ * A slice's standalone lossless measurement, as one compact record: what lenses, diagnostics, the status bar
+ * and the next edit read for every section (verdict code, safety, validity, the segment's length, token counts,
+ * warnings where there are any). The verdict.v1 object is built from it (and the analysis) when read, and not
+ * kept ({@link verdictOf}); so are the candidate and the segment Convert writes ({@link candidateOf},
+ * {@link segmentOf}): pure functions of the slice text.
+ */
 interface StandaloneSection {
-  verdict: VerdictV1;
-  /**
-   * The delimiter of the section's best body candidate; null when nothing encodes. The candidate (the TOON inside
-   * the fence: the body alone, the heading stays the markdown line above it) and the segment Convert writes are
-   * not kept: both are pure functions of the slice text, rebuilt when read ({@link candidateOf}, {@link segmentOf}).
-   * `verdict.measured_chars.toon` is the segment's length.
-   */
+  ctx: VerdictContext;
+  /** The verdict object itself, for verdicts whose tokens are counted on first read (the CLI's planDocument). */
+  full: VerdictV1 | null;
+  verdict: Verdict;
+  safe: boolean;
+  valid: boolean;
+  /** The delimiter of the section's best body candidate; null when nothing encodes (the verdict then says `,`). */
   delimiter: DelimiterChar | null;
+  /** The segment's length (measured_chars.toon). */
+  toonChars: number;
+  /** Token counts of the slice and of its segment (-1 when `full` counts them on first read). */
+  sourceTokens: number;
+  toonTokens: number;
+  /** The verdict's warnings (slice-relative, sorted); one shared empty array for most sections. */
+  warnings: VerdictWarning[];
+  /** Whether a warning has a range (which a section elsewhere than the document's start shifts). */
+  located: boolean;
   /** The section's action in a plan (the same at every position). */
   action: 'convert' | 'keep';
   /** The segment's check (see segmentChecks), made when it was built for a converted section. */
   segmentOk: boolean;
-  /** The tokenizer of the options the verdict was made for. */
-  tok: Tokenizer;
-  /** The section's token figures, once read (the same for every position the slice is planned at). */
-  figures?: TokenFigures;
-  /** Whether the verdict has warnings with a range (which a section elsewhere than the document's start shifts), once asked. */
-  located?: boolean;
+  /** `full`'s token figures, once read. */
+  figures: TokenFigures | undefined;
   /**
    * What the last plan built for this section at one slice object: a later plan whose slicing kept that very
    * object (the slices before an edit) reuses the section and its row instead of building them again.
    */
-  section?: SectionResult;
-  row?: PlanSection;
+  section: SectionResult | undefined;
+  row: PlanSection | undefined;
+}
+
+const NO_WARNINGS: VerdictWarning[] = [];
+
+/** The section's standalone verdict.v1 (slice-relative warnings), built from its record: the same fields, in the same order. */
+function verdictOf(a: SliceAnalysis, st: StandaloneSection): VerdictV1 {
+  if (st.full) return st.full;
+  const c = st.ctx;
+  return verdictLiteral(
+    {
+      schema_version: '1.0',
+      verdict: st.verdict,
+      safe_to_auto_apply: st.safe,
+      profile: { name: a.profile, title: a.title, source_type: c.sourceType, stats: a.stats },
+      measured_chars: measureChars(a.length, st.toonChars),
+      toon_candidate: null,
+      warnings: st.warnings === NO_WARNINGS ? [] : st.warnings,
+      flags: { lossless: true, valid: st.valid, target_reached: null },
+      mode: 'lossless',
+      delimiter: st.delimiter ?? ',',
+    },
+    tokenEstimates(st.sourceTokens, st.toonTokens, a.length, st.toonChars, c.ratios, c.tok.estimator),
+  );
+}
+
+/** The section's token figures: its markdown against the segment Convert writes. */
+function figuresOf(st: StandaloneSection): TokenFigures {
+  const tok = st.ctx.tok;
+  if (st.full) return (st.figures ??= tokenFigures(st.full, tok));
+  return { tokenizer: tok.name, estimator: tok.estimator, source: st.sourceTokens, toon: st.toonTokens, savings: st.sourceTokens - st.toonTokens };
 }
 
 /** The section's TOON candidate, rebuilt from the slice text (null when nothing encodes). */
@@ -438,7 +500,27 @@ function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsK
   const action = sectionAction(verdict.verdict, verdict.flags.valid, best !== null);
   // A converted segment's check is made now, while the segment is at hand (the hybrid's verification reads it).
   const segmentOk = action === 'convert' && best !== null && segmentChecks(raw, a.headingEnd, segment, best.text);
-  const r: StandaloneSection = { verdict, delimiter: best ? best.delimiter : null, action, segmentOk, tok };
+  // Counted already (eagerTokens): the record holds the figures and the verdict object goes.
+  const settled = tokensSettled(verdict);
+  const te = settled ? verdict.token_estimates : null;
+  const r: StandaloneSection = {
+    ctx: contextOf(key, opts),
+    full: settled ? null : verdict,
+    verdict: verdict.verdict,
+    safe: verdict.safe_to_auto_apply,
+    valid: verdict.flags.valid,
+    delimiter: best ? best.delimiter : null,
+    toonChars: segment.length,
+    sourceTokens: te ? te.source : -1,
+    toonTokens: te ? te.toon : -1,
+    warnings: verdict.warnings.length ? verdict.warnings : NO_WARNINGS,
+    located: verdict.warnings.some((w) => w.range),
+    action,
+    segmentOk,
+    figures: undefined,
+    section: undefined,
+    row: undefined,
+  };
   if (a.verdicts.size > 4) a.verdicts.clear();
   a.verdicts.set(key, r);
   return r;
@@ -483,18 +565,24 @@ function planRow(x: SectionResult): PlanSection {
  * section of the plan.
  */
 class PlannedSection implements SectionResult {
-  private shifted: VerdictV1 | undefined;
+  private readonly moved: boolean;
   constructor(
     readonly slice: Slice,
     readonly analysis: SliceAnalysis,
     private readonly st: StandaloneSection | null,
     moved: boolean,
   ) {
-    this.shifted = moved || !st ? undefined : st.verdict;
+    this.moved = moved;
   }
+  /** Built on each read (not kept): in document coordinates, its located warnings shifted to the slice. */
   get verdict(): VerdictV1 | null {
     const st = this.st;
-    return st ? (this.shifted ??= shiftVerdict(st.verdict, this.slice)) : null;
+    if (!st) return null;
+    const v = verdictOf(this.analysis, st);
+    return this.moved ? shiftVerdict(v, this.slice) : v;
+  }
+  get measurement(): object | null {
+    return this.st;
   }
   get candidate(): string | null {
     return this.st ? candidateOf(this.analysis, this.st) : null;
@@ -504,12 +592,35 @@ class PlannedSection implements SectionResult {
   }
   get tokens(): TokenFigures | null {
     const st = this.st;
-    return st ? (st.figures ??= tokenFigures(st.verdict, st.tok)) : null;
+    return st ? figuresOf(st) : null;
+  }
+  /** The verdict's warnings in document coordinates, without building the verdict (none for frontmatter). */
+  get warnings(): VerdictWarning[] {
+    const st = this.st;
+    if (!st || st.warnings === NO_WARNINGS) return [];
+    return this.moved ? st.warnings.map((w) => shiftWarning(w, this.slice.charStart, this.slice.lineStart - 1)) : st.warnings;
   }
   /** Exactly the text Convert writes in place of the slice (the slice text for frontmatter). */
   segment(): string {
     return this.st ? segmentOf(this.analysis, this.st) : this.analysis.raw;
   }
+}
+
+/**
+ * A section's verdict warnings in document coordinates (what `section.verdict.warnings` holds), read without
+ * building the verdict for a section of an engine plan (the diagnostics read every section's).
+ */
+export function sectionWarnings(s: SectionResult): VerdictWarning[] {
+  return s instanceof PlannedSection ? s.warnings : (s.verdict?.warnings ?? []);
+}
+
+/**
+ * An object that stands for a section's standalone measurement: the same while the slice's text and the
+ * options are unchanged, through the position shifts of later plans (what a cache of text made from the
+ * verdict can key on: the verdict object itself is built on each read).
+ */
+export function sectionMeasurement(s: SectionResult): object | null {
+  return s instanceof PlannedSection ? s.measurement : s.verdict;
 }
 
 function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (StandaloneSection | undefined)[]): PlanResult {
@@ -535,21 +646,17 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
     // (position-free figures: read from the standalone verdict, so no section's verdict is shifted for them)
     if (st.action === 'convert') {
       converted++;
-      if (!st.verdict.safe_to_auto_apply) allSafe = false;
+      if (!st.safe) allSafe = false;
     }
     const placed = st.section;
     if (placed && placed.slice === s) {
       sections.push(placed);
       continue;
     }
-    const base = st.verdict;
-    // The verdict in document coordinates: the standalone one itself unless it has located warnings, which are
-    // shifted on first read (the diagnostics read them; lenses, the status bar and a burst of keystrokes whose
-    // diagnostics never run do not, so an edit does not copy a verdict per section after it).
-    // Token figures are counted on first read (memoized with the standalone section): lenses and hovers read
-    // them, plans need not (the engine cache's verdicts are counted when made: their figures are known at once).
-    const moved = !(s.charStart === 0 && s.lineStart === 1) && (st.located ??= base.warnings.some((w) => w.range));
-    if (st.figures === undefined && tokensSettled(base)) st.figures = tokenFigures(base, tok);
+    // The verdict in document coordinates: the standalone one unless it has located warnings, which are shifted
+    // when read (the diagnostics read them; lenses, the status bar and a burst of keystrokes whose diagnostics
+    // never run do not, so an edit does not copy a verdict per section after it).
+    const moved = !(s.charStart === 0 && s.lineStart === 1) && st.located;
     const section = new PlannedSection(s, a, st, moved);
     sections.push(section);
     st.section = section;
@@ -560,7 +667,7 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
       d.text,
       sections.map((x, i) => {
         const st = memos[i];
-        return st?.action === 'convert' ? { slice: x.slice, converted: { length: st.verdict.measured_chars.toon, ok: st.segmentOk } } : { slice: x.slice };
+        return st?.action === 'convert' ? { slice: x.slice, converted: { length: st.toonChars, ok: st.segmentOk } } : { slice: x.slice };
       }),
     );
     assembly.length = length;

@@ -178,7 +178,7 @@ export function buildVerdict(i: VerdictInputs): VerdictV1 {
       mode: i.mode,
       delimiter: i.refused ? null : i.delimiter,
     };
-    return plainVerdict(fields, tokenEstimates(i.sourceTokens(), i.candidateTokens(), sourceChars, toon, ratios, estimator));
+    return verdictLiteral(fields, tokenEstimates(i.sourceTokens(), i.candidateTokens(), sourceChars, toon, ratios, estimator));
   }
   let estimates: TokenEstimates | undefined;
   return {
@@ -202,7 +202,7 @@ export function buildVerdict(i: VerdictInputs): VerdictV1 {
 }
 
 /** A verdict literal with token_estimates as a plain value, in the wire's field order. */
-function plainVerdict(f: Omit<VerdictV1, 'token_estimates'>, te: TokenEstimates): VerdictV1 {
+export function verdictLiteral(f: Omit<VerdictV1, 'token_estimates'>, te: TokenEstimates): VerdictV1 {
   return {
     schema_version: f.schema_version,
     verdict: f.verdict,
@@ -227,7 +227,7 @@ export function tokensSettled(v: VerdictV1): boolean {
 /** A copy of a verdict with some fields replaced, keeping the field order and a lazy token_estimates lazy. */
 export function withFields(v: VerdictV1, fields: Partial<VerdictV1>): VerdictV1 {
   // A plain literal, as the original is (no accessor to keep lazy).
-  if (tokensSettled(v)) return Object.assign(plainVerdict(v, v.token_estimates), fields);
+  if (tokensSettled(v)) return Object.assign(verdictLiteral(v, v.token_estimates), fields);
   // Reading the copy's estimate reads the original's, which computes once and memoizes.
   let estimates: TokenEstimates | undefined = fields.token_estimates;
   const out: VerdictV1 = {
