@@ -2,7 +2,7 @@
  * Where a markdown document's memory goes in the server: the built server (dist/server.js, started as users
  * run it: server/src/node/launch.ts, through the test harness) with `--heapsnapshot-signal`, warmed with a small markdown document, then the
  * bench document of `--mb` megabytes (bench/markdown-gen.ts, seed 7, as bench/markdown-lsp.bench.ts) opened and
- * edited `1 + --edits` times, each time to its lenses. Read idle (the test-only idle command: every analysis,
+ * edited `1 + --edits` times, each time to its lenses (read idle after the open too, as the bench does). Read idle (the test-only idle command: every analysis,
  * diagnostics run and idle collection done) before and after, it prints
  * - the process's figures: RSS and its anonymous part (/proc), V8's heap committed / in use per space,
  *   external and array buffers (the idle command's answer), and what RSS holds beyond V8's committed heap,
@@ -210,6 +210,8 @@ function growth(a: HeapSnapshot, b: HeapSnapshot, topN: number): void {
 interface Steps {
   idle?(): Promise<void>;
   warm(): Promise<void>;
+  /** The document opened, its lenses answered (read idle, as the bench does before its edits). */
+  open(): Promise<void>;
   after(): Promise<void>;
   /** After the document was closed again. */
   closed?(): Promise<void>;
@@ -225,6 +227,7 @@ async function run(text: string, later: number, env: Record<string, string>, at:
     await steps.warm();
     const uri = lsp.open('doc.md', text);
     const n = await lensesOf(lsp, uri);
+    await steps.open();
     await editLenses(lsp, uri, text, later, n);
     await steps.after();
     if (steps.closed) {
@@ -254,11 +257,12 @@ async function main(): Promise<void> {
   await run(text, later, envWith([]), (lsp) => ({
     idle: async () => void points.push(['idle', await figures(lsp)]),
     warm: async () => void points.push(['warm', await figures(lsp)]),
-    after: async () => void points.push([`after open + ${later + 1} edits`, await figures(lsp)]),
+    open: async () => void points.push(['open', await figures(lsp)]),
+    after: async () => void points.push([`after ${later + 1} edits`, await figures(lsp)]),
     closed: async () => void points.push(['closed', await figures(lsp)]),
   }));
-  const [warm, after] = [points[1]![1], points[2]![1]];
-  printFigures(points, 1, 2);
+  const [warm, after] = [points[1]![1], points[3]![1]];
+  printFigures(points, 1, 3);
   console.log(`\nGrowth from warm: RSS ${fmt(after.rss - warm.rss)} = ${((after.rss - warm.rss) / fileBytes).toFixed(2)}× the file; heap in use ${fmt(after.answer.memory.heapUsed - warm.answer.memory.heapUsed)} = ${((after.answer.memory.heapUsed - warm.answer.memory.heapUsed) / fileBytes).toFixed(2)}×.`);
   if (values['no-snapshots']) return;
 
@@ -269,6 +273,7 @@ async function main(): Promise<void> {
         await lsp.waitIdle();
         files.push(await snapshot(lsp, dir));
       },
+      open: () => lsp.waitIdle(120_000),
       after: async () => {
         await lsp.waitIdle(120_000);
         files.push(await snapshot(lsp, dir));

@@ -23,7 +23,7 @@ test('collects once the server is idle after work that left enough garbage, and 
   const heap = { used: 100 * MB };
   const { work, c, count } = setup(heap);
   const end = work.begin();
-  heap.used = 100 * MB + IDLE_GC_MIN_GARBAGE_BYTES + 10 * MB; // ≥ 16 MB and ≥ 10 % of 100 MB
+  heap.used = 100 * MB + IDLE_GC_MIN_GARBAGE_BYTES + 10 * MB; // ≥ the minimum and ≥ 10 % of 100 MB
   end();
   await work.whenIdle(); // the collection is pending work: idle means it has run
   assert.equal(count(), 1);
@@ -31,18 +31,19 @@ test('collects once the server is idle after work that left enough garbage, and 
   assert.equal(c.stats.freed, IDLE_GC_MIN_GARBAGE_BYTES + 10 * MB);
 });
 
-test('does not collect when the garbage is small (under 16 MB, or under a tenth of what survived)', async () => {
-  const heap = { used: 100 * MB };
+test('does not collect when the garbage is small (under 4 MB, or under a tenth of what survived)', async () => {
+  assert.equal(IDLE_GC_MIN_GARBAGE_BYTES, 4 * MB);
+  const heap = { used: 20 * MB };
   const { work, count } = setup(heap);
   let end = work.begin();
-  heap.used = 100 * MB + 8 * MB;
+  heap.used = 20 * MB + 3 * MB; // 15 % of what survived, but under 4 MB
   end();
   await work.whenIdle();
-  assert.equal(count(), 0, 'under 16 MB');
+  assert.equal(count(), 0, 'under 4 MB');
   const big = { used: 400 * MB };
   const s2 = setup(big);
   end = s2.work.begin();
-  big.used = 420 * MB; // 20 MB: over 16 MB but 5 % of 400 MB
+  big.used = 420 * MB; // 20 MB: over 4 MB but 5 % of 400 MB
   end();
   await s2.work.whenIdle();
   assert.equal(s2.count(), 0, 'under a tenth');
