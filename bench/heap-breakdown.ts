@@ -4,7 +4,7 @@
  * bench document of `--mb` megabytes (bench/markdown-gen.ts, seed 7, as bench/markdown-lsp.bench.ts) opened and
  * edited `1 + --edits` times, each time to its lenses (read idle after the open too, as the bench does). Read idle (the test-only idle command: every analysis,
  * diagnostics run and idle collection done) before and after, it prints
- * - the process's figures: RSS and its anonymous part (/proc), V8's heap committed / in use per space,
+ * - the process's figures: RSS and its anonymous part and the server's CPU time (/proc), V8's heap committed / in use per space,
  *   external and array buffers (the idle command's answer), and what RSS holds beyond V8's committed heap,
  *   also once the document is closed again;
  * - from a heap snapshot at each point, the growth: self size by type/constructor (after − before), the new
@@ -40,6 +40,8 @@ interface Figures {
   rss: number;
   /** Anonymous memory in RSS (/proc/<pid>/smaps_rollup). */
   anon: number;
+  /** The server's CPU time so far, user + system (ms, /proc/<pid>/stat). */
+  cpuMs: number;
   answer: IdleAnswer;
 }
 
@@ -52,7 +54,11 @@ async function figures(lsp: LspHarness): Promise<Figures> {
   const answer = (await lsp.connection.sendRequest(ExecuteCommandRequest.type, { command: IDLE_COMMAND, arguments: [] })) as IdleAnswer;
   await pause(RSS_SETTLE_MS);
   const pid = lsp.process.pid!;
-  return { rss: procKB(`/proc/${pid}/status`, 'VmRSS'), anon: procKB(`/proc/${pid}/smaps_rollup`, 'Anonymous'), answer };
+  // utime and stime: fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpuMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  return { rss: procKB(`/proc/${pid}/status`, 'VmRSS'), anon: procKB(`/proc/${pid}/smaps_rollup`, 'Anonymous'), cpuMs, answer };
 }
 
 /** Sends SIGUSR2 and waits for the snapshot file (complete once a round trip after it appeared is answered: V8 writes it on the main thread). */
@@ -97,6 +103,7 @@ function printFigures(points: [string, Figures][], fromAt: number, growthAt: num
     line(`${sp}: committed`, get('space_size'));
     line(`${sp}: in use`, get('space_used_size'));
   }
+  console.log(`\nServer CPU (user + system, clock ticks of 10 ms): ${points.map(([n, f]) => `${n} ${f.cpuMs.toFixed(0)} ms`).join(', ')}.`);
   const gc = points[growthAt]![1].answer.gc;
   if (gc) console.log(`\nIdle collections so far: ${gc.collections}, ${gc.ms.toFixed(0)} ms in all, ${fmt(gc.freed)} freed.`);
 }
