@@ -77,10 +77,10 @@ export interface SliceAnalysis extends Readonly<SliceDetail> {
   /** Duplicate rules within the slice alone (slice-relative). */
   localDuplicates: VerdictWarning[];
   sourceAlnum: number;
-  /** Memo: the slice text's token count per tokenizer. */
-  ownTokens: SmallMap<TokenizerName, number>;
+  /** The slice text's token count with `tok`, memoized (per tokenizer). */
+  sourceTokens(tok: Tokenizer): number;
   /** Memo: token count per tokenizer and text derived from the slice (its candidates); emptied by {@link releaseDetail}. */
-  tokenMemo: SmallMap<TokenizerName, SmallMap<string, number>>;
+  readonly tokenMemo: SmallMap<TokenizerName, SmallMap<string, number>>;
   /** Memo for standalone verdicts by options key. */
   verdicts: SmallMap<string, unknown>;
   /** Memo: `toon/fence-decode` diagnostics of the slice's ```toon fences (slice-relative offsets). */
@@ -118,7 +118,7 @@ function sliceDetail(raw: string, kind: SliceKind, section: string, parsed: Pars
  */
 // The compact fields are SliceAnalysis's, declared once there (all assigned by the constructor).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
-interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd'> {}
+interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd' | 'key' | 'sourceTokens' | 'tokenMemo'> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 class Analysis implements SliceAnalysis {
   private detail: SliceDetail | null;
@@ -126,6 +126,13 @@ class Analysis implements SliceAnalysis {
   private src: string;
   private at: number;
   readonly hash: number;
+  /** The heading's level (0 without a heading): with headingText, what `key` is made of. */
+  private readonly level: number;
+  /** The slice's token count with the tokenizer `tok1` (the one almost every slice is counted with), and others. */
+  private tok1: TokenizerName | null = null;
+  private count1 = 0;
+  private counts: SmallMap<TokenizerName, number> | null = null;
+  private memo: SmallMap<TokenizerName, SmallMap<string, number>> | null = null;
 
   constructor(
     src: string,
@@ -142,20 +149,21 @@ class Analysis implements SliceAnalysis {
     const parsed = kind === 'frontmatter' ? null : parseSlice(raw, kind === 'section');
     // Strings kept with the analysis are flat copies (detach): a substring of the slice text would keep the
     // document version it was read from alive.
-    const section = parsed?.heading ? detach(parsed.heading.text.replace(/\s+/g, ' ')) : kind === 'preamble' ? '(preamble)' : '(frontmatter)';
+    const headingText = parsed?.heading ? detach(parsed.heading.text) : null;
+    const spaced = parsed?.heading ? parsed.heading.text.replace(/\s+/g, ' ') : null;
+    // (most headings are their display name: one string for both)
+    const section = spaced !== null ? (spaced === headingText ? headingText : detach(spaced)) : kind === 'preamble' ? '(preamble)' : '(frontmatter)';
     // The parse is the detail's: built once here, shared with it.
     const d = sliceDetail(raw, kind, section, parsed);
     this.detail = d;
-    this.key = parsed ? detach(sliceKey(kind, parsed.heading)) : '---';
+    this.level = parsed?.heading ? parsed.heading.level : 0;
     this.stats = parsed ? sliceStats(parsed, parsed.lines.spanCount) : { ...emptyStats(), lines: new LineIndex(raw).spanCount };
     this.profile = profileName(this.stats);
-    this.headingText = parsed?.heading ? detach(parsed.heading.text) : null;
+    this.headingText = headingText;
     this.title = parsed?.heading && parsed.heading.level === 1 ? this.headingText : null;
     this.emptyBody = d.body === '';
     this.section = section;
     const own: VerdictWarning[] = [];
-    this.ownTokens = new SmallMap();
-    this.tokenMemo = new SmallMap();
     this.verdicts = new SmallMap();
     if (parsed) {
       pushAll(own, vagueRuleWarnings(parsed, section));
@@ -177,6 +185,29 @@ class Analysis implements SliceAnalysis {
   get raw(): string {
     const s = this.src;
     return this.at === 0 && this.length === s.length ? s : s.slice(this.at, this.at + this.length);
+  }
+
+  /** The slice's key in the document model (`## Heading`, `---`, '' for a preamble), made on read. */
+  get key(): string {
+    if (this.kind === 'frontmatter') return '---';
+    return this.level === 0 ? '' : sliceKey(this.kind, { level: this.level, text: this.headingText ?? '' });
+  }
+
+  sourceTokens(tok: Tokenizer): number {
+    if (this.tok1 === tok.name) return this.count1;
+    if (this.tok1 === null) {
+      this.count1 = tok.count(this.raw);
+      this.tok1 = tok.name;
+      return this.count1;
+    }
+    const m = (this.counts ??= new SmallMap());
+    let n = m.get(tok.name);
+    if (n === undefined) m.set(tok.name, (n = tok.count(this.raw)));
+    return n;
+  }
+
+  get tokenMemo(): SmallMap<TokenizerName, SmallMap<string, number>> {
+    return (this.memo ??= new SmallMap());
   }
 
   relocate(src: string, at: number): void {
@@ -224,20 +255,18 @@ class Analysis implements SliceAnalysis {
 
   release(): void {
     this.detail = null;
-    // Token counts of candidate texts go with the candidates; the slice's own count stays (ownTokens).
-    if (this.tokenMemo.size) this.tokenMemo.clear();
+    // Token counts of candidate texts go with the candidates; the slice's own count stays.
+    this.memo = null;
   }
 }
 
 /** Shared by analyses without warnings of a kind (never written: the engine copies before it adds). */
 const NO_WARNINGS: VerdictWarning[] = [];
 
-/** A warning whose strings are flat copies (its evidence may be cut from the slice text). */
+/** A warning whose evidence is a flat copy (it may be cut from the slice text). */
 function detachWarning(w: VerdictWarning): VerdictWarning {
-  const out: VerdictWarning = { ...w, message: detach(w.message) };
-  if (w.suggestion !== undefined) out.suggestion = detach(w.suggestion);
-  if (w.evidence !== undefined) out.evidence = detach(w.evidence);
-  return out;
+  // (messages are made of the detached section name; suggestions are constants)
+  return w.evidence === undefined ? w : { ...w, evidence: detach(w.evidence) };
 }
 
 /**
@@ -294,6 +323,9 @@ export function holdsDetail(a: SliceAnalysis): boolean {
 
 const TOON_WORD = /toon/i;
 
+/** Shared by the slices without a ```toon fence (never written: readers only iterate it). */
+const NO_DIAGNOSTICS: CoreDiagnostic[] = [];
+
 /**
  * `toon/fence-decode` of the slice's own fences, slice-relative, memoized. A fence never crosses a
  * document-level heading (the slicer agrees with markdown-it on headings, and a heading cannot stand
@@ -301,7 +333,7 @@ const TOON_WORD = /toon/i;
  * contain the word "toon" has none and is not parsed.
  */
 export function sliceToonFenceDiagnostics(a: SliceAnalysis): CoreDiagnostic[] {
-  return (a.toonFences ??= sliceMentionsToon(a) ? toonFenceDiagnostics(a.raw) : []);
+  return (a.toonFences ??= sliceMentionsToon(a) ? toonFenceDiagnostics(a.raw) : NO_DIAGNOSTICS);
 }
 
 /**
@@ -314,9 +346,7 @@ export function sliceMentionsToon(a: SliceAnalysis): boolean {
 
 /** Token count of the slice text, memoized on the analysis (so with the engine's slice cache). */
 export function sliceSourceTokens(a: SliceAnalysis, tok: Tokenizer): number {
-  let n = a.ownTokens.get(tok.name);
-  if (n === undefined) a.ownTokens.set(tok.name, (n = tok.count(a.raw)));
-  return n;
+  return a.sourceTokens(tok);
 }
 
 /** Token count of a text derived from the slice (a candidate), memoized on the analysis until its detail is released. */

@@ -393,6 +393,19 @@ interface StandaloneSection {
 
 const NO_WARNINGS: VerdictWarning[] = [];
 
+/** Equal element by element. */
+function sameElements<T>(x: readonly T[], y: readonly T[]): boolean {
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+/** A verdict's sorted warnings as a record keeps them: the shared empty array, or the analysis's own array when it is the same list. */
+function compactWarnings(ws: VerdictWarning[], a: SliceAnalysis): VerdictWarning[] {
+  if (ws.length === 0) return NO_WARNINGS;
+  if (sameElements(ws, a.ownWarnings)) return a.ownWarnings;
+  if (sameElements(ws, a.localDuplicates)) return a.localDuplicates;
+  return ws;
+}
+
 /** The section's standalone verdict.v1 (slice-relative warnings), built from its record: the same fields, in the same order. */
 function verdictOf(a: SliceAnalysis, st: StandaloneSection): VerdictV1 {
   if (st.full) return st.full;
@@ -513,7 +526,7 @@ function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsK
     toonChars: segment.length,
     sourceTokens: te ? te.source : -1,
     toonTokens: te ? te.toon : -1,
-    warnings: verdict.warnings.length ? verdict.warnings : NO_WARNINGS,
+    warnings: compactWarnings(verdict.warnings, a),
     located: verdict.warnings.some((w) => w.range),
     action,
     segmentOk,
@@ -934,6 +947,8 @@ export class EngineCache {
       this.made++;
       memoAdd(this.fresh, a);
     }
+    // The slicer's heading text is almost always the parse's: one string for both (shifted slices copy it).
+    if (s.heading !== null && s.heading === a.headingText) s.heading = a.headingText;
     if (next) memoAdd(next, a);
     return a;
   }
