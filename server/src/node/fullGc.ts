@@ -13,8 +13,11 @@ export const fullGcStats = { collections: 0, ms: 0 };
 
 let gcFunction: (() => void) | null | undefined = null;
 
-/** Runs one full collection now (synchronously), when V8's `gc` can be had. */
-export function collectGarbage(): void {
+/**
+ * V8's `gc` function (Node 20: `--expose-gc` set at run time, then read from a fresh context), or undefined where
+ * it cannot be had; looked up once. The one way the server reaches it (this module's collections, node/idleGc.ts).
+ */
+export function v8Gc(): (() => void) | undefined {
   if (gcFunction === null) {
     try {
       v8.setFlagsFromString('--expose-gc');
@@ -24,9 +27,15 @@ export function collectGarbage(): void {
       gcFunction = undefined;
     }
   }
-  if (!gcFunction) return;
+  return gcFunction;
+}
+
+/** Runs one full collection now (synchronously), when V8's `gc` can be had. */
+export function collectGarbage(): void {
+  const gc = v8Gc();
+  if (!gc) return;
   const t0 = performance.now();
-  gcFunction();
+  gc();
   fullGcStats.collections++;
   fullGcStats.ms += performance.now() - t0;
 }
