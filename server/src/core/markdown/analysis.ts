@@ -81,8 +81,10 @@ export interface SliceAnalysis extends Readonly<SliceDetail> {
   sourceTokens(tok: Tokenizer): number;
   /** Memo: token count per tokenizer and text derived from the slice (its candidates); emptied by {@link releaseDetail}. */
   readonly tokenMemo: SmallMap<TokenizerName, SmallMap<string, number>>;
-  /** Memo for standalone verdicts by options key. */
-  verdicts: SmallMap<string, unknown>;
+  /** Memo: the standalone measurement made with the options `key`, or undefined. */
+  measurement(key: string): unknown;
+  /** Remembers a standalone measurement (a few options keys per slice; the oldest go). */
+  remember(key: string, value: unknown): void;
   /** Memo: `toon/fence-decode` diagnostics of the slice's ```toon fences (slice-relative offsets). */
   toonFences?: CoreDiagnostic[];
   /** Memo: whether the slice text contains the word "toon" at all (else it holds no ```toon fence). */
@@ -118,7 +120,7 @@ function sliceDetail(raw: string, kind: SliceKind, section: string, parsed: Pars
  */
 // The compact fields are SliceAnalysis's, declared once there (all assigned by the constructor).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
-interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd' | 'key' | 'sourceTokens' | 'tokenMemo'> {}
+interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd' | 'key' | 'sourceTokens' | 'tokenMemo' | 'measurement' | 'remember'> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 class Analysis implements SliceAnalysis {
   private detail: SliceDetail | null;
@@ -133,6 +135,10 @@ class Analysis implements SliceAnalysis {
   private count1 = 0;
   private counts: SmallMap<TokenizerName, number> | null = null;
   private memo: SmallMap<TokenizerName, SmallMap<string, number>> | null = null;
+  /** The standalone measurement of the last options key (almost always the only one), and those of others. */
+  private mKey: string | null = null;
+  private mValue: unknown = undefined;
+  private more: SmallMap<string, unknown> | null = null;
 
   constructor(
     src: string,
@@ -164,7 +170,6 @@ class Analysis implements SliceAnalysis {
     this.emptyBody = d.body === '';
     this.section = section;
     const own: VerdictWarning[] = [];
-    this.verdicts = new SmallMap();
     if (parsed) {
       pushAll(own, vagueRuleWarnings(parsed, section));
       if (parsed.blocks.length > 0) {
@@ -204,6 +209,20 @@ class Analysis implements SliceAnalysis {
     let n = m.get(tok.name);
     if (n === undefined) m.set(tok.name, (n = tok.count(this.raw)));
     return n;
+  }
+
+  measurement(key: string): unknown {
+    return this.mKey === key ? this.mValue : this.more?.get(key);
+  }
+
+  remember(key: string, value: unknown): void {
+    if (this.mKey !== null && this.mKey !== key) {
+      const m = (this.more ??= new SmallMap());
+      if (m.size >= 4) m.clear();
+      m.set(this.mKey, this.mValue);
+    }
+    this.mKey = key;
+    this.mValue = value;
   }
 
   get tokenMemo(): SmallMap<TokenizerName, SmallMap<string, number>> {

@@ -480,7 +480,7 @@ function bestSectionCandidate(a: SliceAnalysis, delims: readonly DelimiterChar[]
  * so `measured_chars.savings` is exactly the change in the document's length.
  */
 function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsKey(opts), eagerTokens = false): StandaloneSection {
-  const memo = a.verdicts.get(key) as StandaloneSection | undefined;
+  const memo = a.measurement(key) as StandaloneSection | undefined;
   if (memo) return memo;
   const tok = tokenizerOf(opts);
   const best = bestSectionCandidate(a, delimitersFor(opts.delimiter), tok);
@@ -534,8 +534,7 @@ function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsK
     section: undefined,
     row: undefined,
   };
-  if (a.verdicts.size > 4) a.verdicts.clear();
-  a.verdicts.set(key, r);
+  a.remember(key, r);
   return r;
 }
 
