@@ -461,6 +461,27 @@ describe('cache', () => {
   });
 });
 
+describe('cache: the last plan\'s analyses found by their text', () => {
+  test('sections moved by an edit (not carried by position) are reused from the last plan, also two plans later', () => {
+    const sec = (i: number) => `## Section ${i}\n\n| key | value |\n|---|---|\n| a${i} | ${i} |\n| b${i} | ${i * 2} |\n\n- always run the tests ${i}\n`;
+    const order = [0, 1, 2, 3, 4, 5];
+    const doc = (o: number[]) => `# Doc\n\n${o.map(sec).join('\n')}`;
+    const cache = new EngineCache();
+    const first = doc(order);
+    assert.deepEqual(observable(cache.plan(first)), observable(planDocument(first)));
+    const made = cache.analysed;
+    // Swap sections 1 and 4: both are re-sliced around the edit and must be found by their text, not re-analysed.
+    const swapped = doc([0, 4, 2, 3, 1, 5]);
+    assert.deepEqual(observable(cache.plan(swapped)), observable(planDocument(swapped)));
+    assert.ok(cache.lookedUp > order.length + 1, 'the moved sections were looked up by their text');
+    assert.equal(cache.analysed, made, 'no section was analysed again');
+    // And back: the plan in between turned the generation over; its analyses are found again.
+    assert.deepEqual(observable(cache.plan(first)), observable(planDocument(first)));
+    assert.equal(cache.analysed, made);
+    assert.equal(cache.size, order.length + 1);
+  });
+});
+
 describe('cache across a chain of edits', () => {
   test('each plan of one EngineCache after several edits (analyses and verdicts carried by position) equals the uncached plan', () => {
     fc.assert(
