@@ -6,7 +6,7 @@ import { parseSlice, type Block, type ParsedSlice } from './blocks';
 import { LineIndex } from '../lineIndex';
 import { bodyValue, sliceKey, type JsonObject, type JsonValue } from './model';
 import { CandidateSet } from './candidate';
-import { detach, sentences } from './text';
+import { detach, fnv1a, sentences } from './text';
 import { toonFenceDiagnostics } from '../toon/fences';
 import type { CoreDiagnostic } from '../types';
 import { modelAlnum, sourceAlnum } from './coverage';
@@ -279,8 +279,8 @@ class Analysis implements SliceAnalysis {
   }
 }
 
-/** Shared by analyses without warnings of a kind (never written: the engine copies before it adds). */
-const NO_WARNINGS: VerdictWarning[] = [];
+/** Shared by analyses and section records without warnings of a kind (never written: readers copy before they add). */
+export const NO_WARNINGS: VerdictWarning[] = [];
 
 /** A warning whose evidence is a flat copy (it may be cut from the slice text). */
 function detachWarning(w: VerdictWarning): VerdictWarning {
@@ -293,9 +293,7 @@ function detachWarning(w: VerdictWarning): VerdictWarning {
  * alike; a hash hit is always confirmed by comparing the texts.
  */
 export function textHash(s: string): number {
-  let h = 0x811c9dc5 ^ s.length;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+  return fnv1a(s, 0x811c9dc5 ^ s.length);
 }
 
 /** Analyses one slice standalone. Never throws on any input. */

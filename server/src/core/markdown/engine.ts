@@ -10,7 +10,7 @@
 import { decode, encode } from '@toon-format/toon';
 import { DEFAULT_MIN_TOKEN_SAVINGS, planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction, type Verdict } from '../policy';
 import { tokenizer, type Tokenizer, type TokenizerName } from '../tokens';
-import { analyzeSliceAt, bodyCandidatesOf, holdsDetail, relocateAnalysis, releaseDetail, sliceToonFenceDiagnostics, countTokens, derivedModel, sliceSourceTokens, textHash, type SliceAnalysis } from './analysis';
+import { analyzeSliceAt, bodyCandidatesOf, holdsDetail, NO_WARNINGS, relocateAnalysis, releaseDetail, sliceToonFenceDiagnostics, countTokens, derivedModel, sliceSourceTokens, textHash, type SliceAnalysis } from './analysis';
 import { decodesTo, delimitersFor, type CandidateSet, type DelimiterChar } from './candidate';
 import { coverageRatio } from './coverage';
 import { isSliceModel, renderBody, renderModel, type JsonObject, type JsonValue } from './model';
@@ -391,7 +391,6 @@ interface StandaloneSection {
   row: PlanSection | undefined;
 }
 
-const NO_WARNINGS: VerdictWarning[] = [];
 
 /** Equal element by element. */
 function sameElements<T>(x: readonly T[], y: readonly T[]): boolean {
@@ -644,7 +643,6 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
   const slices = d.slices;
   let converted = 0;
   let allSafe = true;
-  const assembly = { length: 0, verified: true };
   for (let i = 0; i < slices.length; i++) {
     const s = slices[i]!;
     const a = d.analyses[i]!;
@@ -674,17 +672,13 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
     st.section = section;
     st.row = undefined;
   }
-  {
-    const { length, verified } = assembleHybrid(
-      d.text,
-      sections.map((x, i) => {
-        const st = memos[i];
-        return st?.action === 'convert' ? { slice: x.slice, converted: { length: st.toonChars, ok: st.segmentOk } } : { slice: x.slice };
-      }),
-    );
-    assembly.length = length;
-    assembly.verified = verified;
-  }
+  const assembly = assembleHybrid(
+    d.text,
+    sections.map((x, i) => {
+      const st = memos[i];
+      return st?.action === 'convert' ? { slice: x.slice, converted: { length: st.toonChars, ok: st.segmentOk } } : { slice: x.slice };
+    }),
+  );
   const source = d.text.length;
   const hybridLen = assembly.length;
   const recommend = recommendHybrid(converted, source, hybridLen);

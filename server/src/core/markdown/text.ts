@@ -87,3 +87,13 @@ export function detach(s: string): string {
   const h = s.length >> 1;
   return [s.slice(0, h), s.slice(h)].join('');
 }
+
+/** 32-bit FNV-1a over a text's UTF-16 code units from `seed` (the MinHash of rules, the slice memo's fingerprint). */
+export function fnv1a(s: string, seed: number): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}

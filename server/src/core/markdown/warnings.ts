@@ -5,7 +5,7 @@
  */
 import type { ParsedSlice, TextUnit } from './blocks';
 import { isRuleText } from './stats';
-import { isSpaceCode, trimEndWhile, trimTrailingLineBreaks } from './text';
+import { fnv1a, isSpaceCode, trimEndWhile, trimTrailingLineBreaks } from './text';
 import { maxOf } from '../arrays';
 
 export interface WarningRange {
@@ -267,15 +267,6 @@ export function duplicateRuleWarnings(groups: RuleGroup[] | RuleRef[], memo?: { 
   }
   if (memo) memo.last = { norms: gs.map((g) => g.rules.map((r) => r.norm)), hits };
   return out;
-}
-
-function fnv1a(s: string, seed: number): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
 }
 
 const MINHASH_SEEDS = [0x811c9dc5, 0x9747b28c, 0x5bd1e995, 0x27d4eb2f, 0x165667b1, 0x85ebca6b];
