@@ -4,28 +4,43 @@ import * as vscode from 'vscode';
 
 import { codeOf, diagnostics, file, lenses, open, waitFor } from './helpers';
 
-/** Waits for `code` on the document, applies the quick fix whose title matches, and waits for the diagnostic to go. */
 /**
- * The quick fixes at `range`. The workbench itself can cancel the provider call right after the document opened
- * (seen once in five runs: `Canceled`, sent by the renderer, not by the server); the lightbulb simply asks again,
- * and so does this, a bounded number of times.
+ * The code action of `kind` at `range` whose title matches, asked for until one does (the lightbulb asks again
+ * as the editor moves on). The workbench can cancel the provider call right after a document opened: seen as a
+ * `Canceled` error (once in five runs), and once in CI as an empty answer (the language client answers a
+ * cancelled request with nothing). Each answer without the action is logged; the last one is in the failure.
  */
-async function quickFixes(doc: vscode.TextDocument, range: vscode.Range): Promise<vscode.CodeAction[]> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, range, vscode.CodeActionKind.QuickFix.value);
-    } catch (err) {
-      if (attempt >= 5 || !(err instanceof Error) || err.message !== 'Canceled') throw err;
-    }
+async function codeAction(doc: vscode.TextDocument, range: vscode.Range, kind: vscode.CodeActionKind, title: RegExp): Promise<vscode.CodeAction> {
+  let last = 'no answer yet';
+  try {
+    return await waitFor(`a ${kind.value} code action`, async () => {
+      let actions: vscode.CodeAction[] | undefined;
+      try {
+        actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, range, kind.value);
+      } catch (err) {
+        if (!(err instanceof Error) || err.message !== 'Canceled') throw err;
+        last = 'Canceled';
+        console.log(`      (code actions: ${last}; asking again)`);
+        return undefined;
+      }
+      const fix = actions?.find((a) => a.edit && title.test(a.title));
+      if (!fix) {
+        last = `[${(actions ?? []).map((a) => a.title).join(' | ')}]`;
+        console.log(`      (code actions: ${last}; asking again)`);
+      }
+      return fix;
+    }, 15000);
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.startsWith('timed out')) throw err;
+    throw new assert.AssertionError({ message: `no ${kind.value} code action matching ${title} (last answer: ${last})` });
   }
 }
 
+/** Waits for `code` on the document, applies the quick fix whose title matches, and waits for the diagnostic to go. */
 async function applyQuickFix(doc: vscode.TextDocument, code: string, title: RegExp): Promise<void> {
   const ds = await diagnostics(doc.uri, (d) => d.some((x) => codeOf(x) === code));
   const diag = ds.find((x) => codeOf(x) === code)!;
-  const actions = await quickFixes(doc, diag.range);
-  const fix = actions.find((a) => a.edit && title.test(a.title));
-  assert.ok(fix, `a quick fix for ${code}: ${actions.map((a) => a.title).join(' | ')}`);
+  const fix = await codeAction(doc, diag.range, vscode.CodeActionKind.QuickFix, title);
   assert.ok(await vscode.workspace.applyEdit(fix.edit!));
   await diagnostics(doc.uri, (d) => !d.some((x) => codeOf(x) === code));
 }
@@ -83,10 +98,8 @@ describe('ToonLens in a real VS Code', () => {
     await lenses(doc, (l) => l.some((x) => x.command?.command === 'toonlens.revertSection'));
     const fenceLine = doc.getText().split('\n').findIndex((l) => l.startsWith('```toon'));
     const at = new vscode.Range(fenceLine + 1, 0, fenceLine + 1, 0);
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, at, vscode.CodeActionKind.RefactorRewrite.value);
-    const revert = actions.find((a) => a.title === 'Revert to Markdown');
-    assert.ok(revert?.edit, `a revert action: ${actions.map((a) => a.title).join(' | ')}`);
-    assert.ok(await vscode.workspace.applyEdit(revert.edit));
+    const revert = await codeAction(doc, at, vscode.CodeActionKind.RefactorRewrite, /^Revert to Markdown$/);
+    assert.ok(await vscode.workspace.applyEdit(revert.edit!));
     await waitFor('reverted text', () => (!doc.getText().includes('```toon') ? true : undefined));
     assert.equal(doc.getText(), before, 'Revert gives back the exact original bytes');
     await vscode.commands.executeCommand('undo');
