@@ -2,6 +2,10 @@
  * Deterministic markdown for the benchmarks: a document of N `##` sections mixing tables, key/value and
  * plain lists, prose, fenced code, numbered rules and definitions — the shapes agent-context files have.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import MarkdownIt from 'markdown-it';
+import { CORPUS_INPUTS } from '../test/paths';
 import { Rng, ident, sentence, words } from './prng';
 
 export type SectionShape = 'table' | 'kv-list' | 'list' | 'prose' | 'fence' | 'rules' | 'definitions';
@@ -59,6 +63,36 @@ export function markdownDocument(seed: number, sections: number, totalChars: num
   for (let i = 0; i < sections; i++) {
     const target = Math.max(40, Math.round(per * (0.4 + r.next() * 1.2)));
     parts.push(markdownSection(r, i + 1, target));
+  }
+  return parts.join('\n');
+}
+
+/**
+ * Real markdown at scale: the producer's own inputs (test/fixtures/corpus/doc2toon-inputs, doc2toon's MIT
+ * corpus: agent-context files, READMEs, an RFC, a config reference …) in name order, repeated until the
+ * document is at least `totalChars` long. Every heading of copy k gets ` k` appended, so no section repeats
+ * (a repeated section would be answered by the engine's memo, which a real document does not get). Headings
+ * are found by markdown-it (`heading_open` and its source line), not by a line prefix: a `#` line in a fence
+ * stays as it is.
+ */
+export function corpusMarkdownDocument(totalChars: number): string {
+  const md = new MarkdownIt();
+  const files = readdirSync(CORPUS_INPUTS).filter((n) => n.endsWith('.md') && n !== 'LICENSE.md').sort();
+  const docs = files.map((n) => {
+    const lines = readFileSync(join(CORPUS_INPUTS, n), 'utf8').split('\n');
+    const headingLines = md.parse(lines.join('\n'), {}).filter((t) => t.type === 'heading_open' && t.map).map((t) => t.map![0]);
+    return { lines, headingLines };
+  });
+  const parts: string[] = [];
+  let length = 0;
+  for (let copy = 0; length < totalChars; copy++) {
+    for (const { lines, headingLines } of docs) {
+      const out = lines.slice();
+      for (const l of headingLines) out[l] = `${out[l]!.replace(/\s+$/, '')} ${copy}`;
+      const text = out.join('\n');
+      parts.push(text);
+      length += text.length + 1;
+    }
   }
   return parts.join('\n');
 }

@@ -2,7 +2,8 @@
  * Markdown through the built server (dist/server.js over stdio, the test harness's JSON-RPC client):
  * - didOpen → first code lenses (cold, a fresh server), next to markdown-it's plain parse of the same text
  *   in-process; the first one-character edit after open → lenses, and later edits → lenses, at 1, 4 and 8 MB,
- *   each edit figure next to the cold figure of the same size;
+ *   each edit figure next to the cold figure of the same size; the same rows for ~4.2 MB of real markdown (the
+ *   producer's corpus inputs repeated, edited at the end of paragraph lines);
  * - the server's RSS after open and after the edits (flat across edits; ≤ 4× the file), on servers of their own
  *   (the timed servers above are not paused for it): each read once the server is idle (every debounce,
  *   analysis and diagnostics run done, and the idle collection of node/idleGc.ts with it) and V8 has had
@@ -14,7 +15,8 @@
  * Rows are bench/stats.ts BenchRows (what bench/index.ts and the README table generator read). bench/index.ts
  * calls every `*Rows` export with `{ runs, log }`: `markdownLspRows` is the only one.
  *
- *   npm run build && node --import tsx bench/markdown-lsp.bench.ts [--runs 3] [--sizes 1,4,8] [--edits 3] [--no-hover]
+ *   npm run build && node --import tsx bench/markdown-lsp.bench.ts [--runs 3] [--sizes 1,4,8] [--no-corpus] [--edits 3] [--no-hover]
+ *   (--sizes '' leaves the generated documents out)
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -23,7 +25,7 @@ import { CodeLensRequest, CodeLensResolveRequest, ExecuteCommandRequest, HoverRe
 import { setTimeout as pause } from 'node:timers/promises';
 import { IDLE_COMMAND } from '../server/src/features/idle';
 import { LspHarness } from '../test/lsp/harness';
-import { markdownDocument } from './markdown-gen';
+import { corpusMarkdownDocument, markdownDocument } from './markdown-gen';
 import { markdownTable, row, sample, time, type BenchRow } from './stats';
 
 function vmRSS(pid: number): number {
@@ -48,13 +50,33 @@ export async function lensesOf(lsp: LspHarness, uri: string, line = 0): Promise<
   return lenses.length;
 }
 
+/** Where `count` one-character edits go, in order (offsets into the unedited text). */
+export type EditPoints = (text: string, count: number) => number[];
+
 /** Offsets just inside the first body line of `count` sections spread over the middle of the document. */
-function editPoints(text: string, count: number): number[] {
+const sectionEditPoints: EditPoints = (text, count) => {
   const heads: number[] = [];
   for (let i = text.indexOf('\n## '); i >= 0; i = text.indexOf('\n## ', i + 1)) heads.push(text.indexOf('\n\n', i + 1) + 2);
   const from = Math.floor(heads.length / 3);
   return Array.from({ length: count }, (_, i) => heads[from + i * 7]! + 1);
-}
+};
+
+/**
+ * For real markdown, where a section's first body line may open a fence or a table: the end of the first line of
+ * `count` top-level paragraphs (found by markdown-it) spread over the middle of the document, so a typed character
+ * never changes the document's structure.
+ */
+const paragraphEditPoints: EditPoints = (text, count) => {
+  const lineStarts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const ends = new MarkdownIt()
+    .parse(text, {})
+    .filter((t) => t.type === 'paragraph_open' && t.level === 0 && t.map)
+    .map((t) => (lineStarts[t.map![0] + 1] ?? text.length + 1) - 1);
+  const from = Math.floor(ends.length / 3);
+  const step = Math.max(1, Math.floor(ends.length / 3 / count));
+  return Array.from({ length: count }, (_, i) => ends[from + i * step]!);
+};
 
 /** One server's figures for one document: cold lenses, the first edit, later edits. */
 interface EditRun {
@@ -86,11 +108,11 @@ async function idleRSS(lsp: LspHarness): Promise<{ rss: number; gc: MemoryRun['g
 }
 
 /** `1 + later` one-character edits of the open document, each → lenses; their times (ms). */
-export async function editLenses(lsp: LspHarness, uri: string, text: string, later: number, n: number): Promise<number[]> {
+export async function editLenses(lsp: LspHarness, uri: string, text: string, later: number, n: number, points: EditPoints = sectionEditPoints): Promise<number[]> {
   let current = text;
   const times: number[] = [];
   let shift = 0;
-  for (const p of editPoints(text, later + 1)) {
+  for (const p of points(text, later + 1)) {
     const at = p + shift;
     const before = current.slice(0, at);
     const line = before.split('\n').length - 1;
@@ -107,14 +129,14 @@ export async function editLenses(lsp: LspHarness, uri: string, text: string, lat
 }
 
 /** Opens the document in a fresh server: didOpen → lenses (cold), then `1 + later` one-character edits, each → lenses. */
-async function editRun(text: string, later: number): Promise<EditRun> {
+async function editRun(text: string, later: number, points: EditPoints): Promise<EditRun> {
   const lsp = await LspHarness.start({ resolvesLenses: true });
   try {
     const t0 = performance.now();
     const uri = lsp.open('doc.md', text);
     const n = await lensesOf(lsp, uri);
     const cold = performance.now() - t0;
-    const times = await editLenses(lsp, uri, text, later, n);
+    const times = await editLenses(lsp, uri, text, later, n, points);
     return { cold, first: times[0]!, later: times.slice(1) };
   } finally {
     lsp.kill();
@@ -126,7 +148,7 @@ async function editRun(text: string, later: number): Promise<EditRun> {
  * A fresh server's RSS: idle; warm (a small markdown document opened and its lenses answered); with the
  * document open (its lenses answered); after the same `1 + later` edits as the timed runs. Each read idle.
  */
-async function memoryRun(text: string, later: number): Promise<MemoryRun> {
+async function memoryRun(text: string, later: number, points: EditPoints): Promise<MemoryRun> {
   const lsp = await LspHarness.start({ resolvesLenses: true });
   try {
     const idle = (await idleRSS(lsp)).rss;
@@ -136,7 +158,7 @@ async function memoryRun(text: string, later: number): Promise<MemoryRun> {
     const uri = lsp.open('doc.md', text);
     const n = await lensesOf(lsp, uri);
     const afterOpen = (await idleRSS(lsp)).rss;
-    await editLenses(lsp, uri, text, later, n);
+    await editLenses(lsp, uri, text, later, n, points);
     const after = await idleRSS(lsp);
     return { idle, warm, afterOpen, afterEdits: after.rss, gc: after.gc };
   } finally {
@@ -149,25 +171,41 @@ async function memoryRun(text: string, later: number): Promise<MemoryRun> {
  * Cold, first-edit and later-edit lenses for one document size over `runs` fresh servers (medians over the
  * runs; later edits pooled), then RSS over min(runs, 3) more.
  */
-async function editRows(mb: number, runs: number, later: number, log: (s: string) => void): Promise<BenchRow[]> {
-  const text = markdownDocument(7, 1500 * mb, mb * 1_000_000);
+/** A document the markdown rows are measured on. */
+interface BenchDocument {
+  /** Its name in the log. */
+  key: string;
+  text: string;
+  /** What the rows call it, after its size ("4.2 MB markdown"). */
+  kind: string;
+  points: EditPoints;
+}
+
+/** The generated document of about `mb` MB (bench/markdown-gen.ts, seed 7, 1,500 sections a MB). */
+const generatedDocument = (mb: number): BenchDocument => ({ key: `${mb} MB`, text: markdownDocument(7, 1500 * mb, mb * 1_000_000), kind: 'markdown', points: sectionEditPoints });
+
+/** About 4.2 MB of real markdown: the producer's inputs repeated (bench/markdown-gen.ts corpusMarkdownDocument). */
+const corpusDocument = (): BenchDocument => ({ key: 'corpus 4 MB', text: corpusMarkdownDocument(4_100_000), kind: 'real markdown (the producer corpus repeated)', points: paragraphEditPoints });
+
+async function editRows(doc: BenchDocument, runs: number, later: number, log: (s: string) => void): Promise<BenchRow[]> {
+  const { text, key, points } = doc;
   const fileMB = Buffer.byteLength(text) / 1e6;
-  const size = `${fileMB.toFixed(1)} MB markdown`;
+  const size = `${fileMB.toFixed(1)} MB ${doc.kind}`;
   const md = new MarkdownIt();
   const parse = await time(() => md.parse(text, {}), Math.min(runs, 3));
   const rs: EditRun[] = [];
   for (let r = 0; r < runs; r++) {
-    const x = await editRun(text, later);
+    const x = await editRun(text, later, points);
     rs.push(x);
     const edits = [x.first, ...x.later].map((t) => t.toFixed(0)).join(', ');
-    log(`  ${mb} MB run ${r + 1}: cold ${x.cold.toFixed(0)} ms (markdown-it ${parse.median.toFixed(0)} ms); edits → lenses ${edits} ms`);
+    log(`  ${key} run ${r + 1}: cold ${x.cold.toFixed(0)} ms (markdown-it ${parse.median.toFixed(0)} ms); edits → lenses ${edits} ms`);
   }
   const ms: MemoryRun[] = [];
   for (let r = 0; r < Math.min(runs, 3); r++) {
-    const x = await memoryRun(text, later);
+    const x = await memoryRun(text, later, points);
     ms.push(x);
     const gc = x.gc ? `; idle collections ${x.gc.collections}, ${x.gc.ms.toFixed(0)} ms in all` : '';
-    log(`  ${mb} MB memory run ${r + 1}: RSS idle ${x.idle.toFixed(0)} → warm ${x.warm.toFixed(0)} → open ${x.afterOpen.toFixed(0)} → after edits ${x.afterEdits.toFixed(0)} MB${gc}`);
+    log(`  ${key} memory run ${r + 1}: RSS idle ${x.idle.toFixed(0)} → warm ${x.warm.toFixed(0)} → open ${x.afterOpen.toFixed(0)} → after edits ${x.afterEdits.toFixed(0)} MB${gc}`);
   }
   const cold = sample(rs.map((x) => x.cold));
   const S = 'Markdown';
@@ -238,12 +276,13 @@ async function hoverDuringAnalysis(runs: number, log: (s: string) => void): Prom
  * Every markdown LSP row: `runs` fresh servers per size (each: cold, then 1 + `edits` edits), then the
  * hover figure over min(runs, 3) servers. The only `*Rows` export (bench/index.ts calls each with `{ runs, log }`).
  */
-export async function markdownLspRows(opts: { runs?: number; sizes?: number[]; edits?: number; hoverRuns?: number; log?: (s: string) => void } = {}): Promise<BenchRow[]> {
+export async function markdownLspRows(opts: { runs?: number; sizes?: number[]; corpus?: boolean; edits?: number; hoverRuns?: number; log?: (s: string) => void } = {}): Promise<BenchRow[]> {
   const log = opts.log ?? (() => undefined);
   const runs = Math.max(1, opts.runs ?? 3);
   const t0 = performance.now();
   const rows: BenchRow[] = [];
-  for (const mb of opts.sizes ?? [1, 4, 8]) rows.push(...(await editRows(mb, runs, opts.edits ?? 3, log)));
+  for (const mb of opts.sizes ?? [1, 4, 8]) rows.push(...(await editRows(generatedDocument(mb), runs, opts.edits ?? 3, log)));
+  if (opts.corpus ?? true) rows.push(...(await editRows(corpusDocument(), runs, opts.edits ?? 3, log)));
   const hoverRuns = opts.hoverRuns ?? Math.min(runs, 3);
   if (hoverRuns > 0) rows.push(...(await hoverDuringAnalysis(hoverRuns, log)));
   log(`  (markdown LSP rows: ${((performance.now() - t0) / 1000).toFixed(0)} s)`);
@@ -251,10 +290,11 @@ export async function markdownLspRows(opts: { runs?: number; sizes?: number[]; e
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { runs: { type: 'string' }, sizes: { type: 'string' }, edits: { type: 'string' }, 'no-hover': { type: 'boolean' }, 'hover-runs': { type: 'string' } } });
+  const { values } = parseArgs({ options: { runs: { type: 'string' }, sizes: { type: 'string' }, edits: { type: 'string' }, 'no-hover': { type: 'boolean' }, 'no-corpus': { type: 'boolean' }, 'hover-runs': { type: 'string' } } });
   const rows = await markdownLspRows({
     runs: values.runs ? Number(values.runs) : undefined,
-    sizes: values.sizes ? values.sizes.split(',').map(Number) : undefined,
+    sizes: values.sizes !== undefined ? values.sizes.split(',').filter(Boolean).map(Number) : undefined,
+    corpus: !values['no-corpus'],
     edits: values.edits ? Number(values.edits) : undefined,
     hoverRuns: values['no-hover'] ? 0 : values['hover-runs'] ? Number(values['hover-runs']) : undefined,
     log: (s) => console.error(s),
