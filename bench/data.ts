@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { planJson, reportJson } from './json-gen';
-import { markdownDocument } from './markdown-gen';
+import { corpusMarkdownDocument, markdownDocument } from './markdown-gen';
 import { producerPlanJson } from './producer-plan';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -30,6 +30,8 @@ export interface Input {
   /** UTF-8 bytes. */
   bytes: number;
   detail: string;
+  /** What the rows call it after its size, when not plain "markdown". */
+  kind?: string;
 }
 
 function input(name: string, detail: (text: string) => string, make: () => string): Input {
@@ -56,3 +58,8 @@ export const report1MB = () => input('report-1mb.report.json', entriesOf, () => 
 /** ~1 MB markdown of ~1,500 sections. */
 export const markdown1MB = () =>
   input('agent-context-1mb.md', (t) => `${(t.match(/^## /gm) ?? []).length.toLocaleString('en-US')} sections`, () => markdownDocument(301, 1_500, 1_000_000));
+/** ~1 MB of real markdown: the producer's corpus inputs repeated (bench/markdown-gen.ts corpusMarkdownDocument). */
+export const corpusMarkdown1MB = (): Input => ({
+  ...input('corpus-markdown-1mb.md', (t) => `${(t.match(/^#{1,6} /gm) ?? []).length.toLocaleString('en-US')} headings`, () => corpusMarkdownDocument(1_000_000)),
+  kind: 'real markdown, the producer corpus repeated',
+});

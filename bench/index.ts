@@ -15,9 +15,10 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { checkDocument } from '../server/src/core/check';
-import { DATA_DIR, REPO_ROOT, markdown1MB, plan15MB, producerPlan14MB, report10MB } from './data';
+import { DATA_DIR, REPO_ROOT, corpusMarkdown1MB, markdown1MB, plan15MB, producerPlan14MB, report10MB } from './data';
 import { cliRows, lspDiagnosticsRows, reportLspRows } from './json-lsp.bench';
 import { markdownRows } from './markdown.bench';
+import { paragraphEditPoints } from './markdown-gen';
 import { tokenRows } from './tokens.bench';
 import { markdownTable, row, time, type BenchRow } from './stats';
 
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
   if (only.has('markdown')) {
     log('\nMarkdown: code lenses in-process');
     rows.push(...(await markdownRows(markdown1MB(), runs, log)));
+    rows.push(...(await markdownRows(corpusMarkdown1MB(), runs, log, paragraphEditPoints)));
   }
   if (only.has('tokens')) {
     log('\nReal tokens (#13): cost of counting, and the corpus figures');

@@ -96,3 +96,20 @@ export function corpusMarkdownDocument(totalChars: number): string {
   }
   return parts.join('\n');
 }
+
+/**
+ * For real markdown, where a section's first body line may open a fence or a table: the end of the first line of
+ * `count` top-level paragraphs (found by markdown-it) spread over the middle of the document, so a typed character
+ * never changes the document's structure.
+ */
+export function paragraphEditPoints(text: string, count: number): number[] {
+  const lineStarts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const ends = new MarkdownIt()
+    .parse(text, {})
+    .filter((t) => t.type === 'paragraph_open' && t.level === 0 && t.map)
+    .map((t) => (lineStarts[t.map![0] + 1] ?? text.length + 1) - 1);
+  const from = Math.floor(ends.length / 3);
+  const step = Math.max(1, Math.floor(ends.length / 3 / count));
+  return Array.from({ length: count }, (_, i) => ends[from + i * step]!);
+}

@@ -25,7 +25,7 @@ import { CodeLensRequest, CodeLensResolveRequest, ExecuteCommandRequest, HoverRe
 import { setTimeout as pause } from 'node:timers/promises';
 import { IDLE_COMMAND } from '../server/src/features/idle';
 import { LspHarness } from '../test/lsp/harness';
-import { corpusMarkdownDocument, markdownDocument } from './markdown-gen';
+import { corpusMarkdownDocument, markdownDocument, paragraphEditPoints } from './markdown-gen';
 import { markdownTable, row, sample, time, type BenchRow } from './stats';
 
 function vmRSS(pid: number): number {
@@ -61,22 +61,6 @@ const sectionEditPoints: EditPoints = (text, count) => {
   return Array.from({ length: count }, (_, i) => heads[from + i * 7]! + 1);
 };
 
-/**
- * For real markdown, where a section's first body line may open a fence or a table: the end of the first line of
- * `count` top-level paragraphs (found by markdown-it) spread over the middle of the document, so a typed character
- * never changes the document's structure.
- */
-const paragraphEditPoints: EditPoints = (text, count) => {
-  const lineStarts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
-  const ends = new MarkdownIt()
-    .parse(text, {})
-    .filter((t) => t.type === 'paragraph_open' && t.level === 0 && t.map)
-    .map((t) => (lineStarts[t.map![0] + 1] ?? text.length + 1) - 1);
-  const from = Math.floor(ends.length / 3);
-  const step = Math.max(1, Math.floor(ends.length / 3 / count));
-  return Array.from({ length: count }, (_, i) => ends[from + i * step]!);
-};
 
 /** One server's figures for one document: cold lenses, the first edit, later edits. */
 interface EditRun {

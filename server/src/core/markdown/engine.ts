@@ -486,6 +486,7 @@ function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsK
   // Nothing encodes: the slice itself stands in (savings 0, never converts).
   const raw = a.raw;
   const segment = best ? convertedSegment(raw, a.headingEnd, best.text) : raw;
+  let segmentTokens: number | undefined;
   const verdict = buildVerdict({
     schemaVersion: '1.0',
     profile: { name: a.profile, title: a.title, source_type: opts.sourceType ?? 'markdown', stats: a.stats },
@@ -493,8 +494,8 @@ function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsK
     sourceTokens: () => sliceSourceTokens(a, tok),
     candidateChars: segment.length,
     candidateText: () => segment,
-    // Counted once (the verdict memoizes it); the segment itself is not kept.
-    candidateTokens: () => tok.count(segment),
+    // Counted once: the token gate and the verdict's figures both ask; the segment itself is not kept.
+    candidateTokens: () => (segmentTokens ??= tok.count(segment)),
     valid: best?.valid ?? false,
     delimiter: best?.delimiter ?? ',',
     warnings: [...a.localDuplicates, ...a.ownWarnings],
