@@ -454,10 +454,12 @@ function eolExtra(raw: string, t: string, ref: string): number {
 }
 
 /**
- * A section's best body candidate: valid before invalid; among valid ones the fewest real tokens (with a
- * real tokenizer) or characters (estimate), ties in delimiter order (comma first). Null when nothing encodes.
+ * A section's best body candidate: valid before invalid; among valid ones the fewest real tokens of the segment
+ * Convert would write (with a real tokenizer) or characters (estimate), ties in delimiter order (comma first).
+ * Null when nothing encodes. When tokens decided, the winner's segment and its token count come with it (the
+ * verdict's token figures are that count: the segment is not tokenized twice).
  */
-function bestSectionCandidate(a: SliceAnalysis, delims: readonly DelimiterChar[], tok: Tokenizer): { text: string; delimiter: DelimiterChar; valid: boolean } | null {
+function bestSectionCandidate(a: SliceAnalysis, delims: readonly DelimiterChar[], tok: Tokenizer): { text: string; delimiter: DelimiterChar; valid: boolean; segment?: string; segmentTokens?: number } | null {
   const set = a.bodyCandidates;
   const encoded = delims.map((d) => ({ d, t: set.text(d) })).filter((x): x is { d: DelimiterChar; t: string } => x.t !== null);
   if (encoded.length === 0) return null;
@@ -467,10 +469,16 @@ function bestSectionCandidate(a: SliceAnalysis, delims: readonly DelimiterChar[]
   const differ = encoded.some((e) => e.t !== encoded[0]!.t);
   const overhead = differ && tok.real ? convertedSegment(a.raw, a.headingEnd, encoded[0]!.t).length - encoded[0]!.t.length : 0;
   const byTokens = differ && tok.real && encoded.some((e) => e.t.length + overhead + eolExtra(a.raw, e.t, encoded[0]!.t) < a.raw.length);
-  const cost = (t: string) => (byTokens ? countTokens(a, tok, t) : t.length);
-  const ranked = encoded.map((e) => ({ ...e, cost: cost(e.t) })).sort((x, y) => x.cost - y.cost || delims.indexOf(x.d) - delims.indexOf(y.d));
-  for (const e of ranked) if (set.valid(e.d)) return { text: e.t, delimiter: e.d, valid: true };
-  return { text: ranked[0]!.t, delimiter: ranked[0]!.d, valid: false };
+  const ranked = encoded
+    .map((e) => {
+      if (!byTokens) return { ...e, cost: e.t.length, segment: undefined };
+      const segment = convertedSegment(a.raw, a.headingEnd, e.t);
+      return { ...e, cost: tok.count(segment), segment };
+    })
+    .sort((x, y) => x.cost - y.cost || delims.indexOf(x.d) - delims.indexOf(y.d));
+  const pick = ranked.find((e) => set.valid(e.d));
+  const e = pick ?? ranked[0]!;
+  return { text: e.t, delimiter: e.d, valid: pick !== undefined, ...(e.segment !== undefined ? { segment: e.segment, segmentTokens: e.cost } : {}) };
 }
 
 /**
@@ -485,8 +493,8 @@ function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsK
   const best = bestSectionCandidate(a, delimitersFor(opts.delimiter), tok);
   // Nothing encodes: the slice itself stands in (savings 0, never converts).
   const raw = a.raw;
-  const segment = best ? convertedSegment(raw, a.headingEnd, best.text) : raw;
-  let segmentTokens: number | undefined;
+  const segment = best ? (best.segment ?? convertedSegment(raw, a.headingEnd, best.text)) : raw;
+  let segmentTokens = best?.segmentTokens;
   const verdict = buildVerdict({
     schemaVersion: '1.0',
     profile: { name: a.profile, title: a.title, source_type: opts.sourceType ?? 'markdown', stats: a.stats },
