@@ -99,6 +99,11 @@ How each figure is taken (\`bench/index.ts\` and the modules it calls; inputs fr
   hover was answered while the report was still being checked).
 - **markdown rows**: in-process \`EngineCache.plan\` + lenses against markdown-it's plain parse; the LSP
   markdown rows (1, 4 and 8 MB, first and later edits) come from \`bench/markdown-lsp.bench.ts\` when present.
+  The generated documents (bench/markdown-gen.ts \`markdownDocument\`) are built from a vocabulary; the rows
+  marked **real markdown** run on the producer's own 21 corpus inputs (test/fixtures/corpus/doc2toon-inputs)
+  repeated to 1 MB (in-process) and 4.2 MB (LSP), each copy's headings numbered so no section repeats, and
+  edited at the end of a top-level paragraph's first line (\`corpusMarkdownDocument\`, \`paragraphEditPoints\`).
+  Only the headings differ between copies, so a section body recurs once per copy (≈ 220 KB apart).
 
 ${keep}`;
 }
