@@ -11,7 +11,11 @@
  *   strings by size bucket and the largest of them with their retainers, and the top retainer paths (edge
  *   names, from the nearest owning class) of every object the second snapshot has that the first had not.
  *
- *   npm run bench:heap -- [--mb 4] [--edits 3] [--top 25] [--no-snapshots] [--keep]
+ *   npm run bench:heap -- [--mb 4] [--corpus] [--edits 3] [--top 25] [--no-snapshots] [--keep]
+ *
+ * `--corpus` measures real markdown instead of the generated document: corpusMarkdownDocument(4_100_000) of
+ * bench/markdown-gen.ts (the producer's 21 corpus inputs repeated, headings numbered), the document of the
+ * bench's real-markdown row (`--mb` is then ignored).
  *
  * Snapshots go to .bench-data/heap/ (git-ignored) and are removed after the analysis unless `--keep`.
  * Taking a snapshot leaves the server's RSS hundreds of MB higher (the snapshot generator's own memory), so the
@@ -26,8 +30,8 @@ import { ExecuteCommandRequest } from 'vscode-languageserver-protocol/node';
 import { IDLE_COMMAND, PING_COMMAND, type IdleAnswer } from '../server/src/features/idle';
 import { LspHarness } from '../test/lsp/harness';
 import { DATA_DIR } from './data';
-import { markdownDocument } from './markdown-gen';
-import { editLenses, lensesOf, RSS_SETTLE_MS, SMALL } from './markdown-lsp.bench';
+import { corpusMarkdownDocument, markdownDocument, paragraphEditPoints } from './markdown-gen';
+import { editLenses, lensesOf, RSS_SETTLE_MS, SMALL, type EditPoints } from './markdown-lsp.bench';
 import { SERVER_ENV, SERVER_EXEC_ARGV } from '../server/src/node/launch';
 import { isString, nodeLabel, readHeapSnapshot, retainerPath, retainerTree, type HeapSnapshot } from './heapsnapshot';
 
@@ -225,7 +229,7 @@ interface Steps {
 }
 
 /** One server through the bench steps: idle, warm (a small document's lenses), the document opened and edited. */
-async function run(text: string, later: number, env: Record<string, string>, at: (lsp: LspHarness) => Steps): Promise<void> {
+async function run(text: string, later: number, points: EditPoints | undefined, env: Record<string, string>, at: (lsp: LspHarness) => Steps): Promise<void> {
   const lsp = await LspHarness.start({ resolvesLenses: true, env });
   try {
     const steps = at(lsp);
@@ -235,7 +239,7 @@ async function run(text: string, later: number, env: Record<string, string>, at:
     const uri = lsp.open('doc.md', text);
     const n = await lensesOf(lsp, uri);
     await steps.open();
-    await editLenses(lsp, uri, text, later, n);
+    await editLenses(lsp, uri, text, later, n, points);
     await steps.after();
     if (steps.closed) {
       lsp.close(uri);
@@ -248,20 +252,23 @@ async function run(text: string, later: number, env: Record<string, string>, at:
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { mb: { type: 'string' }, edits: { type: 'string' }, top: { type: 'string' }, 'no-snapshots': { type: 'boolean' }, keep: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { mb: { type: 'string' }, edits: { type: 'string' }, top: { type: 'string' }, 'no-snapshots': { type: 'boolean' }, keep: { type: 'boolean' }, corpus: { type: 'boolean' } } });
   const mb = Number(values.mb ?? 4);
   const later = Number(values.edits ?? 3);
   const topN = Number(values.top ?? 25);
   const dir = join(DATA_DIR, 'heap');
   mkdirSync(dir, { recursive: true });
-  const text = markdownDocument(7, 1500 * mb, mb * 1_000_000);
+  const corpus = values.corpus === true;
+  const text = corpus ? corpusMarkdownDocument(4_100_000) : markdownDocument(7, 1500 * mb, mb * 1_000_000);
   const fileBytes = Buffer.byteLength(text);
+  // Real markdown is edited where the bench edits it: the end of a top-level paragraph's first line.
+  const editPoints = corpus ? paragraphEditPoints : undefined;
   // The harness starts the server with the launch flags (server/src/node/launch.ts); the snapshot flags go on top.
   const envWith = (flags: readonly string[]): Record<string, string> => (flags.length ? { NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...flags].join(' ').trim() } : {});
-  console.log(`# Heap breakdown: ${(fileBytes / MB).toFixed(2)} MB markdown (seed 7), ${later + 1} edits; server flags ${SERVER_EXEC_ARGV.join(' ')}; ${Object.entries(SERVER_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  console.log(`# Heap breakdown: ${(fileBytes / MB).toFixed(2)} MB markdown (${corpus ? 'the producer corpus repeated' : 'seed 7'}), ${later + 1} edits; server flags ${SERVER_EXEC_ARGV.join(' ')}; ${Object.entries(SERVER_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}`);
 
   const points: [string, Figures][] = [];
-  await run(text, later, envWith([]), (lsp) => ({
+  await run(text, later, editPoints, envWith([]), (lsp) => ({
     idle: async () => void points.push(['idle', await figures(lsp)]),
     warm: async () => void points.push(['warm', await figures(lsp)]),
     open: async () => void points.push(['open', await figures(lsp)]),
@@ -275,7 +282,7 @@ async function main(): Promise<void> {
 
   const files: string[] = [];
   try {
-    await run(text, later, envWith(['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`]), (lsp) => ({
+    await run(text, later, editPoints, envWith(['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`]), (lsp) => ({
       warm: async () => {
         await lsp.waitIdle();
         files.push(await snapshot(lsp, dir));
