@@ -46,14 +46,28 @@ const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
  */
 export const TOKEN_MERGE_CACHE_ENTRIES = 10_000;
 
+/** The merge-cache clearers of the encodings loaded so far. */
+const loaded: (() => void)[] = [];
+
 function loadBpe(name: 'o200k_base' | 'cl100k_base'): CountFn {
   // require (not import) so esbuild's bundle initializes the ranks lazily, on the first count.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const mod: { countTokens: CountFn; setMergeCacheSize(size: number): void } =
+  const mod: { countTokens: CountFn; setMergeCacheSize(size: number): void; clearMergeCache(): void } =
     name === 'o200k_base' ? require('gpt-tokenizer/encoding/o200k_base') : require('gpt-tokenizer/encoding/cl100k_base');
   /* eslint-enable @typescript-eslint/no-require-imports */
   mod.setMergeCacheSize(TOKEN_MERGE_CACHE_ENTRIES);
+  loaded.push(() => mod.clearMergeCache());
   return mod.countTokens;
+}
+
+/**
+ * Empties gpt-tokenizer's merge caches (every loaded encoding; the ranks stay loaded). What a large document's
+ * completed plan does (core/markdown/engine.ts): its words fill all 10,000 entries (≈ 1.1 MB on the 4.2 MB
+ * real-markdown bench document, keys that are views into the section texts counted, up to 65 KB each), and
+ * what comes next — an edit recounting one or two sections — gains next to nothing from them.
+ */
+export function clearTokenMergeCaches(): void {
+  for (const clear of loaded) clear();
 }
 
 /** tokenx estimate of a text; 0 for the empty string. Never throws. */

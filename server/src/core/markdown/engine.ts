@@ -9,7 +9,7 @@
  */
 import { decode, encode } from '@toon-format/toon';
 import { DEFAULT_MIN_TOKEN_SAVINGS, planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction, type Verdict } from '../policy';
-import { tokenizer, type Tokenizer, type TokenizerName } from '../tokens';
+import { clearTokenMergeCaches, tokenizer, type Tokenizer, type TokenizerName } from '../tokens';
 import { analyzeSliceAt, bodyCandidatesOf, holdsDetail, NO_WARNINGS, relocateAnalysis, releaseDetail, sliceToonFenceDiagnostics, countTokens, derivedModel, sliceSourceTokens, textHash, type SliceAnalysis } from './analysis';
 import { decodesTo, delimitersFor, type CandidateSet, type DelimiterChar } from './candidate';
 import { coverageRatio } from './coverage';
@@ -814,6 +814,12 @@ export function runSteps<T>(steps: Generator<unknown, T, void>): T {
   }
 }
 
+/**
+ * From this document length on, a completed plan empties the tokenizer's merge cache (see clearTokenMergeCaches):
+ * a smaller document's words are a few hundred entries, kept for the next document.
+ */
+export const RELEASE_MERGE_CACHE_CHARS = 256 * 1024;
+
 /** How many slices carried over from the previous slicing a plan's steps pass between two yields. */
 const CARRIED_PER_YIELD = 256;
 
@@ -1023,6 +1029,8 @@ export class EngineCache {
     this.genMemo = null;
     this.fresh = new Map();
     this.last = { text, key: okey, result };
+    // A large document's words filled the tokenizer's merge cache; the next plan (an edit) counts a section or two.
+    if (text.length >= RELEASE_MERGE_CACHE_CHARS) clearTokenMergeCaches();
     return result;
   }
 

@@ -76,16 +76,24 @@ export function sentences(text: string): string[] {
   return sentenceSpans(text).map(([a, b]) => text.slice(a, b));
 }
 
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
+
 /**
- * A copy of `s` that does not keep the string it was sliced from alive. V8 represents a slice of
+ * A copy of `s` that does not keep the string it was sliced from alive, in V8's one-byte representation when
+ * every character is Latin-1. V8 represents a slice of
  * 13 or more characters as a view into its parent, so a cached slice of one document version would
  * retain the whole version (16 MB for an 8 MB document) for as long as the cache holds it; joining
  * two halves allocates a fresh flat string (measured on Node 20: the parent is collected).
  */
 export function detach(s: string): string {
-  if (s.length < 13) return s;
-  const h = s.length >> 1;
-  return [s.slice(0, h), s.slice(h)].join('');
+  if (BEYOND_LATIN1.test(s)) {
+    if (s.length < 13) return s;
+    const h = s.length >> 1;
+    return [s.slice(0, h), s.slice(h)].join('');
+  }
+  // A copy of a two-byte string's slice is two-byte however plain its characters (real markdown is two-byte
+  // in V8 as soon as it holds one em dash or curly quote): the latin1 round trip stores one byte a character.
+  return s.length === 0 ? s : Buffer.from(s, 'latin1').toString('latin1');
 }
 
 /** 32-bit FNV-1a over a text's UTF-16 code units from `seed` (the MinHash of rules, the slice memo's fingerprint). */
