@@ -161,3 +161,35 @@ test('an engine cache edited many times keeps one version of a large document, n
   const mid = plan.sections[Math.floor(plan.sections.length / 2)]!;
   assert.equal(mid.analysis.raw, text.slice(mid.slice.charStart, mid.slice.charEnd));
 });
+
+test("an analysis's packed and derived fields read what its parse says, on every markdown file and past the packing's range", async () => {
+  const { parseSlice } = await import('../../server/src/core/markdown/blocks');
+  const { sliceStats, profileName } = await import('../../server/src/core/markdown/stats');
+  const { sourceAlnum } = await import('../../server/src/core/markdown/coverage');
+  const { bodyValue } = await import('../../server/src/core/markdown/model');
+  const { sliceMentionsToon } = await import('../../server/src/core/markdown/analysis');
+  // A section of 40,000 list items (more than a 15-bit count holds) and one of 70,000 lines.
+  const big = ['# Big', '', ...Array.from({ length: 40_000 }, (_, i) => `- item ${i} must pass`), '', '## Long', '', ...Array.from({ length: 70_000 }, (_, i) => `line ${i}`), ''].join('\n');
+  let checked = 0;
+  for (const { name, text } of [...markdownFiles(), { name: 'big', text: big }]) {
+    for (const s of new EngineCache().plan(text).sections) {
+      const a = s.analysis;
+      const raw = text.slice(s.slice.charStart, s.slice.charEnd);
+      assert.equal(a.kind, s.slice.kind, name);
+      if (a.kind === 'frontmatter') continue;
+      const p = parseSlice(raw, a.kind === 'section');
+      const stats = sliceStats(p, p.lines.spanCount);
+      const where = `${name} ${s.slice.heading ?? a.kind}`;
+      assert.deepEqual(a.stats, stats, where);
+      assert.equal(a.profile, profileName(stats), where);
+      assert.equal(a.headingText, p.heading?.text ?? null, where);
+      assert.equal(a.title, p.heading?.level === 1 ? p.heading.text : null, where);
+      assert.equal(a.section, p.heading ? p.heading.text.replace(/\s+/g, ' ') : '(preamble)', where);
+      assert.equal(a.sourceAlnum, sourceAlnum(raw), where);
+      assert.equal(a.emptyBody, bodyValue(p.blocks) === '', where);
+      assert.equal(sliceMentionsToon(a), /toon/i.test(raw), where);
+      checked++;
+    }
+  }
+  assert.ok(checked > 200, `sections checked: ${checked}`);
+});

@@ -62,6 +62,7 @@ export interface SliceAnalysis extends Readonly<SliceDetail> {
   /** Slice-relative end of the heading line(s) incl. terminator. */
   headingEnd: number;
   key: string;
+  /** The slice's stats (a fresh object on each read of an engine analysis: it keeps the counts packed). */
   stats: Stats;
   profile: ProfileName;
   /** The heading text when it is a level-1 heading (a standalone document's title). */
@@ -114,13 +115,44 @@ function sliceDetail(raw: string, kind: SliceKind, section: string, parsed: Pars
   };
 }
 
+/** What an analysis rarely holds: counts with other tokenizers, token memos of derived texts, more options keys' measurements, stats too large to pack. */
+interface AnalysisExtra {
+  counts: SmallMap<TokenizerName, number> | null;
+  memo: SmallMap<TokenizerName, SmallMap<string, number>> | null;
+  more: SmallMap<string, unknown> | null;
+  stats: Stats | null;
+}
+
+const KINDS: readonly SliceKind[] = ['frontmatter', 'preamble', 'section'];
+const PROFILES: readonly ProfileName[] = ['raw_prose', 'definitions', 'requirements', 'table', 'mixed'];
+const TOKENIZER_BITS: readonly (TokenizerName | null)[] = [null, 'o200k_base', 'cl100k_base', 'estimate'];
+
+// The analysis's small fields, packed into one small integer: kind (2 bits), heading level (3), empty body (1),
+// profile (3), the tokenizer of `count1` (2), whether the text mentions "toon" (2: unknown, no, yes).
+const KIND_SHIFT = 0;
+const LEVEL_SHIFT = 2;
+const EMPTY_BIT = 1 << 5;
+const PROFILE_SHIFT = 6;
+const TOK_SHIFT = 9;
+const TOON_SHIFT = 11;
+const field = (bits: number, shift: number, width: number) => (bits >> shift) & ((1 << width) - 1);
+
+/** Stats counts packed two to a small integer (15 bits each) when every one fits; else kept as an object. */
+const PACK_MAX = 0x7fff;
+const pack2 = (x: number, y: number) => x | (y << 15);
+
 /**
  * A slice analysis whose {@link SliceDetail} is built with it and rebuilt on first read after
  * {@link releaseDetail} dropped it (same values: every detail is a pure function of the text).
+ *
+ * One of these stays per section of every open document, so it is small: the kind, level, profile, flags and
+ * the tokenizer of its count are one packed integer, the stats four more (two counts each), the title, display
+ * name and letter count are derived on read (from the heading text and the slice text), and what only a few
+ * analyses hold (other tokenizers' counts, token memos, other options keys) is one optional object.
  */
 // The compact fields are SliceAnalysis's, declared once there (all assigned by the constructor).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
-interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd' | 'key' | 'sourceTokens' | 'tokenMemo' | 'measurement' | 'remember'> {}
+interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd' | 'key' | 'sourceTokens' | 'tokenMemo' | 'measurement' | 'remember' | 'stats' | 'profile' | 'title' | 'emptyBody' | 'section' | 'sourceAlnum' | 'mentionsToon'> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 class Analysis implements SliceAnalysis {
   private detail: SliceDetail | null;
@@ -128,23 +160,24 @@ class Analysis implements SliceAnalysis {
   private src: string;
   private at: number;
   readonly hash: number;
-  /** The heading's level (0 without a heading): with headingText, what `key` is made of. */
-  private readonly level: number;
-  /** The slice's token count with the tokenizer `tok1` (the one almost every slice is counted with), and others. */
-  private tok1: TokenizerName | null = null;
+  private bits: number;
+  /** The slice's token count with the tokenizer of `bits` (the one almost every slice is counted with). */
   private count1 = 0;
-  private counts: SmallMap<TokenizerName, number> | null = null;
-  private memo: SmallMap<TokenizerName, SmallMap<string, number>> | null = null;
-  /** The standalone measurement of the last options key (almost always the only one), and those of others. */
+  private extra: AnalysisExtra | null = null;
+  /** The standalone measurement of the last options key (almost always the only one); those of others are extra. */
   private mKey: string | null = null;
   private mValue: unknown = undefined;
-  private more: SmallMap<string, unknown> | null = null;
+  /** Stats, two counts each (see pack2): lines and rules; headings and paragraphs; list items and tables; table rows and definitions. */
+  private s0 = 0;
+  private s1 = 0;
+  private s2 = 0;
+  private s3 = 0;
 
   constructor(
     src: string,
     at: number,
     readonly length: number,
-    readonly kind: SliceKind,
+    kind: SliceKind,
     readonly headingEnd: number,
     hash?: number,
   ) {
@@ -156,19 +189,18 @@ class Analysis implements SliceAnalysis {
     // Strings kept with the analysis are flat copies (detach): a substring of the slice text would keep the
     // document version it was read from alive.
     const headingText = parsed?.heading ? detach(parsed.heading.text) : null;
-    const spaced = parsed?.heading ? parsed.heading.text.replace(/\s+/g, ' ') : null;
-    // (most headings are their display name: one string for both)
-    const section = spaced !== null ? (spaced === headingText ? headingText : detach(spaced)) : kind === 'preamble' ? '(preamble)' : '(frontmatter)';
+    this.headingText = headingText;
+    const section = sectionName(kind, headingText);
     // The parse is the detail's: built once here, shared with it.
     const d = sliceDetail(raw, kind, section, parsed);
     this.detail = d;
-    this.level = parsed?.heading ? parsed.heading.level : 0;
-    this.stats = parsed ? sliceStats(parsed, parsed.lines.spanCount) : { ...emptyStats(), lines: new LineIndex(raw).spanCount };
-    this.profile = profileName(this.stats);
-    this.headingText = headingText;
-    this.title = parsed?.heading && parsed.heading.level === 1 ? this.headingText : null;
-    this.emptyBody = d.body === '';
-    this.section = section;
+    const stats = parsed ? sliceStats(parsed, parsed.lines.spanCount) : { ...emptyStats(), lines: new LineIndex(raw).spanCount };
+    this.bits =
+      (KINDS.indexOf(kind) << KIND_SHIFT) |
+      ((parsed?.heading ? parsed.heading.level : 0) << LEVEL_SHIFT) |
+      (d.body === '' ? EMPTY_BIT : 0) |
+      (PROFILES.indexOf(profileName(stats)) << PROFILE_SHIFT);
+    this.packStats(stats);
     const own: VerdictWarning[] = [];
     if (parsed) {
       pushAll(own, vagueRuleWarnings(parsed, section));
@@ -184,7 +216,70 @@ class Analysis implements SliceAnalysis {
     this.ownWarnings = own.length ? own.map(detachWarning) : NO_WARNINGS;
     const dups = duplicateRuleWarnings(d.rules);
     this.localDuplicates = dups.length ? dups.map(detachWarning) : NO_WARNINGS;
-    this.sourceAlnum = kind === 'frontmatter' ? 0 : sourceAlnum(raw);
+    this.toonFences = undefined;
+  }
+
+  private packStats(st: Stats): void {
+    const { lines, headings, paragraphs, list_items, tables, table_rows, definitions, rules } = st;
+    if (Math.max(lines, headings, paragraphs, list_items, tables, table_rows, definitions, rules) > PACK_MAX) {
+      this.more().stats = st;
+      return;
+    }
+    this.s0 = pack2(lines, rules);
+    this.s1 = pack2(headings, paragraphs);
+    this.s2 = pack2(list_items, tables);
+    this.s3 = pack2(table_rows, definitions);
+  }
+
+  get kind(): SliceKind {
+    return KINDS[field(this.bits, KIND_SHIFT, 2)]!;
+  }
+  get profile(): ProfileName {
+    return PROFILES[field(this.bits, PROFILE_SHIFT, 3)]!;
+  }
+  get emptyBody(): boolean {
+    return (this.bits & EMPTY_BIT) !== 0;
+  }
+  /** The heading's level (0 without a heading): with headingText, what `key` is made of. */
+  private get level(): number {
+    return field(this.bits, LEVEL_SHIFT, 3);
+  }
+  get title(): string | null {
+    return this.level === 1 ? this.headingText : null;
+  }
+  get section(): string {
+    return sectionName(this.kind, this.headingText);
+  }
+  get sourceAlnum(): number {
+    return this.kind === 'frontmatter' ? 0 : sourceAlnum(this.raw);
+  }
+  /** A fresh object on each read (the analysis keeps the counts packed). */
+  get stats(): Stats {
+    const big = this.extra?.stats;
+    if (big) return { ...big };
+    const lo = (x: number) => x & PACK_MAX;
+    const hi = (x: number) => x >>> 15;
+    return {
+      lines: lo(this.s0),
+      headings: lo(this.s1),
+      paragraphs: hi(this.s1),
+      list_items: lo(this.s2),
+      tables: hi(this.s2),
+      table_rows: lo(this.s3),
+      definitions: hi(this.s3),
+      rules: hi(this.s0),
+    };
+  }
+  get mentionsToon(): boolean | undefined {
+    const t = field(this.bits, TOON_SHIFT, 2);
+    return t === 0 ? undefined : t === 2;
+  }
+  set mentionsToon(v: boolean | undefined) {
+    this.bits = (this.bits & ~(3 << TOON_SHIFT)) | ((v === undefined ? 0 : v ? 2 : 1) << TOON_SHIFT);
+  }
+
+  private more(): AnalysisExtra {
+    return (this.extra ??= { counts: null, memo: null, more: null, stats: null });
   }
 
   get raw(): string {
@@ -194,30 +289,35 @@ class Analysis implements SliceAnalysis {
 
   /** The slice's key in the document model (`## Heading`, `---`, '' for a preamble), made on read. */
   get key(): string {
-    if (this.kind === 'frontmatter') return '---';
-    return this.level === 0 ? '' : sliceKey(this.kind, { level: this.level, text: this.headingText ?? '' });
+    const kind = this.kind;
+    if (kind === 'frontmatter') return '---';
+    const level = this.level;
+    return level === 0 ? '' : sliceKey(kind, { level, text: this.headingText ?? '' });
   }
 
   sourceTokens(tok: Tokenizer): number {
-    if (this.tok1 === tok.name) return this.count1;
-    if (this.tok1 === null) {
+    const t1 = TOKENIZER_BITS[field(this.bits, TOK_SHIFT, 2)];
+    if (t1 === tok.name) return this.count1;
+    if (t1 === null) {
       this.count1 = tok.count(this.raw);
-      this.tok1 = tok.name;
+      this.bits |= TOKENIZER_BITS.indexOf(tok.name) << TOK_SHIFT;
       return this.count1;
     }
-    const m = (this.counts ??= new SmallMap());
+    const x = this.more();
+    const m = (x.counts ??= new SmallMap());
     let n = m.get(tok.name);
     if (n === undefined) m.set(tok.name, (n = tok.count(this.raw)));
     return n;
   }
 
   measurement(key: string): unknown {
-    return this.mKey === key ? this.mValue : this.more?.get(key);
+    return this.mKey === key ? this.mValue : this.extra?.more?.get(key);
   }
 
   remember(key: string, value: unknown): void {
     if (this.mKey !== null && this.mKey !== key) {
-      const m = (this.more ??= new SmallMap());
+      const x = this.more();
+      const m = (x.more ??= new SmallMap());
       if (m.size >= 4) m.clear();
       m.set(this.mKey, this.mValue);
     }
@@ -226,7 +326,8 @@ class Analysis implements SliceAnalysis {
   }
 
   get tokenMemo(): SmallMap<TokenizerName, SmallMap<string, number>> {
-    return (this.memo ??= new SmallMap());
+    const x = this.more();
+    return (x.memo ??= new SmallMap());
   }
 
   relocate(src: string, at: number): void {
@@ -263,8 +364,9 @@ class Analysis implements SliceAnalysis {
   transientBodyCandidates(): CandidateSet {
     if (this.detail) return this.detail.bodyCandidates;
     const raw = this.raw;
-    if (this.kind === 'frontmatter') return sliceDetail(raw, this.kind, this.section).bodyCandidates;
-    return new CandidateSet(bodyValue(parseSlice(raw, this.kind === 'section').blocks));
+    const kind = this.kind;
+    if (kind === 'frontmatter') return sliceDetail(raw, kind, this.section).bodyCandidates;
+    return new CandidateSet(bodyValue(parseSlice(raw, kind === 'section').blocks));
   }
 
   /** Whether the detail is held (tests observe the release). */
@@ -275,8 +377,18 @@ class Analysis implements SliceAnalysis {
   release(): void {
     this.detail = null;
     // Token counts of candidate texts go with the candidates; the slice's own count stays.
-    this.memo = null;
+    const x = this.extra;
+    if (x) {
+      x.memo = null;
+      if (!x.counts && !x.more && !x.stats) this.extra = null;
+    }
   }
+}
+
+/** The display name in warning messages: the heading with its whitespace runs as single spaces. */
+function sectionName(kind: SliceKind, headingText: string | null): string {
+  if (headingText !== null) return headingText.replace(/\s+/g, ' ');
+  return kind === 'preamble' ? '(preamble)' : '(frontmatter)';
 }
 
 /** Shared by analyses and section records without warnings of a kind (never written: readers copy before they add). */
@@ -293,7 +405,8 @@ function detachWarning(w: VerdictWarning): VerdictWarning {
  * alike; a hash hit is always confirmed by comparing the texts.
  */
 export function textHash(s: string): number {
-  return fnv1a(s, 0x811c9dc5 ^ s.length);
+  // As a signed 32-bit integer: V8 keeps it in the field itself (an unsigned one above 2^31 is a 16-byte heap number).
+  return fnv1a(s, 0x811c9dc5 ^ s.length) | 0;
 }
 
 /** Analyses one slice standalone. Never throws on any input. */

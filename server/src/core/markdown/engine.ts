@@ -24,6 +24,7 @@ import {
   verdictLiteral,
   lowCoverageWarning,
   LOSSY_APPLIED,
+  NEGATIVE_SAVINGS,
   LOW_COVERAGE_THRESHOLD,
   type ContextPlan,
   type EngineMode,
@@ -352,45 +353,94 @@ function contextOf(key: string, opts: EngineOptions): VerdictContext {
   return c;
 }
 
+const VERDICTS: readonly Verdict[] = ['convert', 'keep_markdown', 'split_first', 'review', 'refused'];
+const DELIMITERS: readonly (DelimiterChar | null)[] = [null, ',', '\t', '|'];
+// The record's small fields, packed into one small integer: verdict (3 bits), delimiter (2), and five flags.
+const DELIM_SHIFT = 3;
+const SAFE = 1 << 5;
+const VALID = 1 << 6;
+const LOCATED = 1 << 7;
+const CONVERT = 1 << 8;
+const SEGMENT_OK = 1 << 9;
+
+/** What a record made with tokens counted on first read keeps (the CLI's planDocument: a `plan --json` never counts them). */
+interface LazyVerdict {
+  full: VerdictV1;
+  /** `full`'s token figures, once read. */
+  figures: TokenFigures | undefined;
+}
+
 /**
  * A slice's standalone lossless measurement, as one compact record: what lenses, diagnostics, the status bar
  * and the next edit read for every section (verdict code, safety, validity, the segment's length, token counts,
  * warnings where there are any). The verdict.v1 object is built from it (and the analysis) when read, and not
  * kept ({@link verdictOf}); so are the candidate and the segment Convert writes ({@link candidateOf},
- * {@link segmentOf}): pure functions of the slice text.
+ * {@link segmentOf}): pure functions of the slice text. One stays per section of every open document: the
+ * verdict code, the delimiter and the flags are one packed integer, and the slice's own token count is its
+ * analysis's.
  */
-interface StandaloneSection {
-  ctx: VerdictContext;
-  /** The verdict object itself, for verdicts whose tokens are counted on first read (the CLI's planDocument). */
-  full: VerdictV1 | null;
-  verdict: Verdict;
-  safe: boolean;
-  valid: boolean;
-  /** The delimiter of the section's best body candidate; null when nothing encodes (the verdict then says `,`). */
-  delimiter: DelimiterChar | null;
-  /** The segment's length (measured_chars.toon). */
-  toonChars: number;
-  /** Token counts of the slice and of its segment (-1 when `full` counts them on first read). */
-  sourceTokens: number;
-  toonTokens: number;
-  /** The verdict's warnings (slice-relative, sorted); one shared empty array for most sections. */
-  warnings: VerdictWarning[];
-  /** Whether a warning has a range (which a section elsewhere than the document's start shifts). */
-  located: boolean;
-  /** The section's action in a plan (the same at every position). */
-  action: 'convert' | 'keep';
-  /** The segment's check (see segmentChecks), made when it was built for a converted section. */
-  segmentOk: boolean;
-  /** `full`'s token figures, once read. */
-  figures: TokenFigures | undefined;
+class StandaloneSection {
+  private readonly bits: number;
   /**
    * What the last plan built for this section at one slice object: a later plan whose slicing kept that very
    * object (the slices before an edit) reuses the section and its row instead of building them again.
    */
-  section: SectionResult | undefined;
-  row: PlanSection | undefined;
-}
+  section: SectionResult | undefined = undefined;
+  row: PlanSection | undefined = undefined;
 
+  constructor(
+    readonly ctx: VerdictContext,
+    /** The verdict object itself, for verdicts whose tokens are counted on first read (the CLI's planDocument). */
+    readonly lazy: LazyVerdict | null,
+    verdict: Verdict,
+    safe: boolean,
+    valid: boolean,
+    /** The delimiter of the section's best body candidate; null when nothing encodes (the verdict then says `,`). */
+    delimiter: DelimiterChar | null,
+    /** The segment's length (measured_chars.toon). */
+    readonly toonChars: number,
+    /** The segment's token count (-1 when `lazy` counts it on first read). */
+    readonly toonTokens: number,
+    /** The verdict's warnings (slice-relative, sorted); shared arrays for most sections (see compactWarnings). */
+    readonly warnings: VerdictWarning[],
+    /** Whether a warning has a range (which a section elsewhere than the document's start shifts). */
+    located: boolean,
+    /** The section's action in a plan (the same at every position). */
+    action: 'convert' | 'keep',
+    /** The segment's check (see segmentChecks), made when it was built for a converted section. */
+    segmentOk: boolean,
+  ) {
+    this.bits =
+      VERDICTS.indexOf(verdict) |
+      (DELIMITERS.indexOf(delimiter) << DELIM_SHIFT) |
+      (safe ? SAFE : 0) |
+      (valid ? VALID : 0) |
+      (located ? LOCATED : 0) |
+      (action === 'convert' ? CONVERT : 0) |
+      (segmentOk ? SEGMENT_OK : 0);
+  }
+  get verdict(): Verdict {
+    return VERDICTS[this.bits & 7]!;
+  }
+  get delimiter(): DelimiterChar | null {
+    return DELIMITERS[(this.bits >> DELIM_SHIFT) & 3]!;
+  }
+  get safe(): boolean {
+    return (this.bits & SAFE) !== 0;
+  }
+  get valid(): boolean {
+    return (this.bits & VALID) !== 0;
+  }
+  get located(): boolean {
+    return (this.bits & LOCATED) !== 0;
+  }
+  get action(): 'convert' | 'keep' {
+    return this.bits & CONVERT ? 'convert' : 'keep';
+  }
+  get segmentOk(): boolean {
+    return (this.bits & SEGMENT_OK) !== 0;
+  }
+}
 
 /** Equal element by element. */
 function sameElements<T>(x: readonly T[], y: readonly T[]): boolean {
@@ -400,14 +450,27 @@ function sameElements<T>(x: readonly T[], y: readonly T[]): boolean {
 /** A verdict's sorted warnings as a record keeps them: the shared empty array, or the analysis's own array when it is the same list. */
 function compactWarnings(ws: VerdictWarning[], a: SliceAnalysis): VerdictWarning[] {
   if (ws.length === 0) return NO_WARNINGS;
+  if (ws.length === 1 && ws[0] === NEGATIVE_SAVINGS) return ONLY_NEGATIVE_SAVINGS;
   if (sameElements(ws, a.ownWarnings)) return a.ownWarnings;
   if (sameElements(ws, a.localDuplicates)) return a.localDuplicates;
   return ws;
 }
 
+/**
+ * The warnings of a section whose only warning is that TOON is larger (most sections of real markdown that keep
+ * markdown: 4,968 of the 5,904 of the bench's corpus document), shared by their records. Never written: verdicts
+ * built from a record get a copy of it ({@link verdictOf}).
+ */
+const ONLY_NEGATIVE_SAVINGS: VerdictWarning[] = [NEGATIVE_SAVINGS];
+
+/** A record's warnings as a verdict may hold them: the shared arrays copied. */
+function ownedWarnings(ws: VerdictWarning[]): VerdictWarning[] {
+  return ws === NO_WARNINGS ? [] : ws === ONLY_NEGATIVE_SAVINGS ? [NEGATIVE_SAVINGS] : ws;
+}
+
 /** The section's standalone verdict.v1 (slice-relative warnings), built from its record: the same fields, in the same order. */
 function verdictOf(a: SliceAnalysis, st: StandaloneSection): VerdictV1 {
-  if (st.full) return st.full;
+  if (st.lazy) return st.lazy.full;
   const c = st.ctx;
   return verdictLiteral(
     {
@@ -417,20 +480,22 @@ function verdictOf(a: SliceAnalysis, st: StandaloneSection): VerdictV1 {
       profile: { name: a.profile, title: a.title, source_type: c.sourceType, stats: a.stats },
       measured_chars: measureChars(a.length, st.toonChars),
       toon_candidate: null,
-      warnings: st.warnings === NO_WARNINGS ? [] : st.warnings,
+      warnings: ownedWarnings(st.warnings),
       flags: { lossless: true, valid: st.valid, target_reached: null },
       mode: 'lossless',
       delimiter: st.delimiter ?? ',',
     },
-    tokenEstimates(st.sourceTokens, st.toonTokens, a.length, st.toonChars, c.ratios, c.tok.estimator),
+    tokenEstimates(a.sourceTokens(c.tok), st.toonTokens, a.length, st.toonChars, c.ratios, c.tok.estimator),
   );
 }
 
 /** The section's token figures: its markdown against the segment Convert writes. */
-function figuresOf(st: StandaloneSection): TokenFigures {
+function figuresOf(a: SliceAnalysis, st: StandaloneSection): TokenFigures {
   const tok = st.ctx.tok;
-  if (st.full) return (st.figures ??= tokenFigures(st.full, tok));
-  return { tokenizer: tok.name, estimator: tok.estimator, source: st.sourceTokens, toon: st.toonTokens, savings: st.sourceTokens - st.toonTokens };
+  const lazy = st.lazy;
+  if (lazy) return (lazy.figures ??= tokenFigures(lazy.full, tok));
+  const source = a.sourceTokens(tok);
+  return { tokenizer: tok.name, estimator: tok.estimator, source, toon: st.toonTokens, savings: source - st.toonTokens };
 }
 
 /** The section's TOON candidate, rebuilt from the slice text (null when nothing encodes). */
@@ -524,24 +589,20 @@ function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsK
   // Counted already (eagerTokens): the record holds the figures and the verdict object goes.
   const settled = tokensSettled(verdict);
   const te = settled ? verdict.token_estimates : null;
-  const r: StandaloneSection = {
-    ctx: contextOf(key, opts),
-    full: settled ? null : verdict,
-    verdict: verdict.verdict,
-    safe: verdict.safe_to_auto_apply,
-    valid: verdict.flags.valid,
-    delimiter: best ? best.delimiter : null,
-    toonChars: segment.length,
-    sourceTokens: te ? te.source : -1,
-    toonTokens: te ? te.toon : -1,
-    warnings: compactWarnings(verdict.warnings, a),
-    located: verdict.warnings.some((w) => w.range),
+  const r = new StandaloneSection(
+    contextOf(key, opts),
+    settled ? null : { full: verdict, figures: undefined },
+    verdict.verdict,
+    verdict.safe_to_auto_apply,
+    verdict.flags.valid,
+    best ? best.delimiter : null,
+    segment.length,
+    te ? te.toon : -1,
+    compactWarnings(verdict.warnings, a),
+    verdict.warnings.some((w) => w.range),
     action,
     segmentOk,
-    figures: undefined,
-    section: undefined,
-    row: undefined,
-  };
+  );
   a.remember(key, r);
   return r;
 }
@@ -612,7 +673,7 @@ class PlannedSection implements SectionResult {
   }
   get tokens(): TokenFigures | null {
     const st = this.st;
-    return st ? figuresOf(st) : null;
+    return st ? figuresOf(this.analysis, st) : null;
   }
   /** The verdict's warnings in document coordinates, without building the verdict (none for frontmatter). */
   get warnings(): VerdictWarning[] {

@@ -76,7 +76,7 @@ export function sentences(text: string): string[] {
   return sentenceSpans(text).map(([a, b]) => text.slice(a, b));
 }
 
-const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 
 /**
  * A copy of `s` that does not keep the string it was sliced from alive, in V8's one-byte representation when
