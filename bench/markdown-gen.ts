@@ -88,7 +88,7 @@ export function corpusMarkdownDocument(totalChars: number): string {
   for (let copy = 0; length < totalChars; copy++) {
     for (const { lines, headingLines } of docs) {
       const out = lines.slice();
-      for (const l of headingLines) out[l] = `${out[l]!.replace(/\s+$/, '')} ${copy}`;
+      for (const l of headingLines) out[l] = `${out[l]!.trimEnd()} ${copy}`;
       const text = out.join('\n');
       parts.push(text);
       length += text.length + 1;
