@@ -121,6 +121,8 @@ interface AnalysisExtra {
   memo: SmallMap<TokenizerName, SmallMap<string, number>> | null;
   more: SmallMap<string, unknown> | null;
   stats: Stats | null;
+  /** `toon/fence-decode` diagnostics of a slice that mentions "toon" (one without has none: nothing is kept for it). */
+  fences: CoreDiagnostic[] | undefined;
 }
 
 const KINDS: readonly SliceKind[] = ['frontmatter', 'preamble', 'section'];
@@ -152,7 +154,7 @@ const pack2 = (x: number, y: number) => x | (y << 15);
  */
 // The compact fields are SliceAnalysis's, declared once there (all assigned by the constructor).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
-interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd' | 'key' | 'sourceTokens' | 'tokenMemo' | 'measurement' | 'remember' | 'stats' | 'profile' | 'title' | 'emptyBody' | 'section' | 'sourceAlnum' | 'mentionsToon'> {}
+interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd' | 'key' | 'sourceTokens' | 'tokenMemo' | 'measurement' | 'remember' | 'stats' | 'profile' | 'title' | 'emptyBody' | 'section' | 'sourceAlnum' | 'mentionsToon' | 'toonFences'> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 class Analysis implements SliceAnalysis {
   private detail: SliceDetail | null;
@@ -216,7 +218,6 @@ class Analysis implements SliceAnalysis {
     this.ownWarnings = own.length ? own.map(detachWarning) : NO_WARNINGS;
     const dups = duplicateRuleWarnings(d.rules);
     this.localDuplicates = dups.length ? dups.map(detachWarning) : NO_WARNINGS;
-    this.toonFences = undefined;
   }
 
   private packStats(st: Stats): void {
@@ -270,6 +271,15 @@ class Analysis implements SliceAnalysis {
       rules: hi(this.s0),
     };
   }
+  get toonFences(): CoreDiagnostic[] | undefined {
+    const t = field(this.bits, TOON_SHIFT, 2);
+    return t === 1 ? NO_DIAGNOSTICS : this.extra?.fences;
+  }
+  set toonFences(v: CoreDiagnostic[] | undefined) {
+    // (a slice that does not mention "toon" has none: read back from the flag)
+    if (field(this.bits, TOON_SHIFT, 2) === 1 && v !== undefined && v.length === 0) return;
+    if (v !== undefined || this.extra) this.more().fences = v;
+  }
   get mentionsToon(): boolean | undefined {
     const t = field(this.bits, TOON_SHIFT, 2);
     return t === 0 ? undefined : t === 2;
@@ -279,7 +289,7 @@ class Analysis implements SliceAnalysis {
   }
 
   private more(): AnalysisExtra {
-    return (this.extra ??= { counts: null, memo: null, more: null, stats: null });
+    return (this.extra ??= { counts: null, memo: null, more: null, stats: null, fences: undefined });
   }
 
   get raw(): string {
@@ -380,7 +390,7 @@ class Analysis implements SliceAnalysis {
     const x = this.extra;
     if (x) {
       x.memo = null;
-      if (!x.counts && !x.more && !x.stats) this.extra = null;
+      if (!x.counts && !x.more && !x.stats && !x.fences) this.extra = null;
     }
   }
 }

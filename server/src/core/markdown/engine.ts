@@ -646,14 +646,15 @@ function planRow(x: SectionResult): PlanSection {
  * section of the plan.
  */
 class PlannedSection implements SectionResult {
-  private readonly moved: boolean;
   constructor(
     readonly slice: Slice,
     readonly analysis: SliceAnalysis,
     private readonly st: StandaloneSection | null,
-    moved: boolean,
-  ) {
-    this.moved = moved;
+  ) {}
+  /** Whether the record's located warnings are shifted into document coordinates (not at the document's start). */
+  private get moved(): boolean {
+    const s = this.slice;
+    return this.st !== null && this.st.located && !(s.charStart === 0 && s.lineStart === 1);
   }
   /** Built on each read (not kept): in document coordinates, its located warnings shifted to the slice. */
   get verdict(): VerdictV1 | null {
@@ -717,7 +718,7 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
     const s = slices[i]!;
     const a = d.analyses[i]!;
     if (s.kind === 'frontmatter') {
-      sections.push(new PlannedSection(s, a, null, false));
+      sections.push(new PlannedSection(s, a, null));
       memos.push(undefined);
       continue;
     }
@@ -736,8 +737,7 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
     // The verdict in document coordinates: the standalone one unless it has located warnings, which are shifted
     // when read (the diagnostics read them; lenses, the status bar and a burst of keystrokes whose diagnostics
     // never run do not, so an edit does not copy a verdict per section after it).
-    const moved = !(s.charStart === 0 && s.lineStart === 1) && st.located;
-    const section = new PlannedSection(s, a, st, moved);
+    const section = new PlannedSection(s, a, st);
     sections.push(section);
     st.section = section;
     st.row = undefined;
