@@ -89,7 +89,7 @@ describe('Check Workspace', () => {
 
   test('a cancel from the progress UI stops the run between files', async () => {
     // The cancel races the run: sent after the first progress report, it must arrive before the last file is
-    // checked. 400 files were once all checked first on a machine loaded to 9 on 2 CPUs; 2,000 make that window
+    // checked. 400 files were once all checked first on a heavily loaded machine; 2,000 make that window
     // five times longer (a cancelled run checks only a few, so the test is no slower).
     const FILES = 2000;
     const files: Record<string, string> = {};
