@@ -170,3 +170,46 @@ test('the server declares the refactor.rewrite code action kind (clients filter 
     await h.shutdown();
   }
 });
+
+// Its own server: 2,000 converted sections fill the originals store that Revert in the suite above reads.
+describe('Convert all of a large document over LSP', () => {
+  let h: LspHarness;
+  before(async () => {
+    h = await LspHarness.start();
+  });
+  after(async () => {
+    await h.shutdown();
+  });
+
+  // 2,000 table sections: the plan recommends converting them all, and collecting their candidates takes many turns.
+  const TABLES = Array.from({ length: 2000 }, (_, i) => `## Table ${i}\n\n| key | value | note |\n|---|---|---|\n${Array.from({ length: 6 }, (_, r) => `| k${i}_${r} | ${i * r} | n${r} |`).join('\n')}\n`).join('\n');
+
+  test('Convert all of a large document answers other requests while it runs, then applies the plan hybrid exactly', async () => {
+    const uri = h.openFile('tables.md', TABLES, 'markdown');
+    await h.codeLenses(uri); // the plan is ready
+    const small = h.openFile('small-during-convert.md', '# Small\n\n- key: value\n', 'markdown');
+    await h.hover(small, { line: 0, character: 3 });
+    const before = h.appliedEdits.length;
+    const outcome = h.executeCommand('toonlens.convertAll', [{ uri, version: h.version(uri) }], 60_000) as Promise<{ applied: boolean }>;
+    const hover = await h.hover(small, { line: 0, character: 3 });
+    assert.ok(hover, 'the hover is answered');
+    assert.equal(h.appliedEdits.length, before, 'the hover was answered before Convert all sent its edit');
+    assert.equal((await outcome).applied, true);
+    assert.equal(applyWorkspaceEdit(TABLES, uri, h.appliedEdits.at(-1)!.edit), planDocument(TABLES).hybrid);
+    h.close(uri);
+    h.close(small);
+  });
+
+  test('Convert all of a document edited while it runs converts nothing', async () => {
+    const uri = h.openFile('tables-edited.md', TABLES, 'markdown');
+    await h.codeLenses(uri);
+    const before = h.appliedEdits.length;
+    const outcome = h.executeCommand('toonlens.convertAll', [{ uri, version: h.version(uri) }], 60_000) as Promise<{ applied: boolean; message: string }>;
+    h.change(uri, TABLES + '\nmore\n');
+    const o = await outcome;
+    assert.equal(o.applied, false);
+    assert.match(o.message, /changed/);
+    assert.equal(h.appliedEdits.length, before);
+    h.close(uri);
+  });
+});
