@@ -171,20 +171,13 @@ test('the server declares the refactor.rewrite code action kind (clients filter 
   }
 });
 
-// Its own server: 2,000 converted sections fill the originals store that Revert in the suite above reads.
-describe('Convert all of a large document over LSP', () => {
-  let h: LspHarness;
-  before(async () => {
-    h = await LspHarness.start();
-  });
-  after(async () => {
-    await h.shutdown();
-  });
+// 2,000 table sections: the plan recommends converting them all, and collecting their candidates takes many turns.
+// Each test has a server of its own: 2,000 converted sections fill the in-memory originals store Revert reads.
+const TABLES = Array.from({ length: 2000 }, (_, i) => `## Table ${i}\n\n| key | value | note |\n|---|---|---|\n${Array.from({ length: 6 }, (_, r) => `| k${i}_${r} | ${i * r} | n${r} |`).join('\n')}\n`).join('\n');
 
-  // 2,000 table sections: the plan recommends converting them all, and collecting their candidates takes many turns.
-  const TABLES = Array.from({ length: 2000 }, (_, i) => `## Table ${i}\n\n| key | value | note |\n|---|---|---|\n${Array.from({ length: 6 }, (_, r) => `| k${i}_${r} | ${i * r} | n${r} |`).join('\n')}\n`).join('\n');
-
-  test('Convert all of a large document answers other requests while it runs, then applies the plan hybrid exactly', async () => {
+test('Convert all of a large document answers other requests while it runs, then applies the plan hybrid exactly', async () => {
+  const h = await LspHarness.start();
+  try {
     const uri = h.openFile('tables.md', TABLES, 'markdown');
     await h.codeLenses(uri); // the plan is ready
     const small = h.openFile('small-during-convert.md', '# Small\n\n- key: value\n', 'markdown');
@@ -198,9 +191,14 @@ describe('Convert all of a large document over LSP', () => {
     assert.equal(applyWorkspaceEdit(TABLES, uri, h.appliedEdits.at(-1)!.edit), planDocument(TABLES).hybrid);
     h.close(uri);
     h.close(small);
-  });
+  } finally {
+    await h.shutdown();
+  }
+});
 
-  test('Convert all of a document edited while it runs converts nothing', async () => {
+test('Convert all of a document edited while it runs converts nothing', async () => {
+  const h = await LspHarness.start();
+  try {
     const uri = h.openFile('tables-edited.md', TABLES, 'markdown');
     await h.codeLenses(uri);
     const before = h.appliedEdits.length;
@@ -211,5 +209,7 @@ describe('Convert all of a large document over LSP', () => {
     assert.match(o.message, /changed/);
     assert.equal(h.appliedEdits.length, before);
     h.close(uri);
-  });
+  } finally {
+    await h.shutdown();
+  }
 });
