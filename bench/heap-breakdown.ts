@@ -30,8 +30,8 @@ import { ExecuteCommandRequest } from 'vscode-languageserver-protocol/node';
 import { IDLE_COMMAND, PING_COMMAND, type IdleAnswer } from '../server/src/features/idle';
 import { LspHarness } from '../test/lsp/harness';
 import { DATA_DIR } from './data';
-import { corpusMarkdownDocument, markdownDocument, paragraphEditPoints } from './markdown-gen';
-import { editLenses, lensesOf, RSS_SETTLE_MS, SMALL, type EditPoints } from './markdown-lsp.bench';
+import type { EditPoints } from './markdown-gen';
+import { corpusDocument, editLenses, generatedDocument, lensesOf, RSS_SETTLE_MS, SMALL } from './markdown-lsp.bench';
 import { SERVER_ENV, SERVER_EXEC_ARGV } from '../server/src/node/launch';
 import { isString, nodeLabel, readHeapSnapshot, retainerPath, retainerTree, type HeapSnapshot } from './heapsnapshot';
 
@@ -229,7 +229,7 @@ interface Steps {
 }
 
 /** One server through the bench steps: idle, warm (a small document's lenses), the document opened and edited. */
-async function run(text: string, later: number, points: EditPoints | undefined, env: Record<string, string>, at: (lsp: LspHarness) => Steps): Promise<void> {
+async function run(text: string, later: number, points: EditPoints, env: Record<string, string>, at: (lsp: LspHarness) => Steps): Promise<void> {
   const lsp = await LspHarness.start({ resolvesLenses: true, env });
   try {
     const steps = at(lsp);
@@ -259,10 +259,9 @@ async function main(): Promise<void> {
   const dir = join(DATA_DIR, 'heap');
   mkdirSync(dir, { recursive: true });
   const corpus = values.corpus === true;
-  const text = corpus ? corpusMarkdownDocument(4_100_000) : markdownDocument(7, 1500 * mb, mb * 1_000_000);
+  // The bench's own documents, edited where the bench edits them (real markdown: at paragraph ends).
+  const { text, points: editPoints } = corpus ? corpusDocument() : generatedDocument(mb);
   const fileBytes = Buffer.byteLength(text);
-  // Real markdown is edited where the bench edits it: the end of a top-level paragraph's first line.
-  const editPoints = corpus ? paragraphEditPoints : undefined;
   // The harness starts the server with the launch flags (server/src/node/launch.ts); the snapshot flags go on top.
   const envWith = (flags: readonly string[]): Record<string, string> => (flags.length ? { NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...flags].join(' ').trim() } : {});
   console.log(`# Heap breakdown: ${(fileBytes / MB).toFixed(2)} MB markdown (${corpus ? 'the producer corpus repeated' : 'seed 7'}), ${later + 1} edits; server flags ${SERVER_EXEC_ARGV.join(' ')}; ${Object.entries(SERVER_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}`);

@@ -97,12 +97,15 @@ export function corpusMarkdownDocument(totalChars: number): string {
   return parts.join('\n');
 }
 
+/** Where `count` one-character edits go, in order (offsets into the unedited text). */
+export type EditPoints = (text: string, count: number) => number[];
+
 /**
  * For real markdown, where a section's first body line may open a fence or a table: the end of the first line of
  * `count` top-level paragraphs (found by markdown-it) spread over the middle of the document, so a typed character
  * never changes the document's structure.
  */
-export function paragraphEditPoints(text: string, count: number): number[] {
+export const paragraphEditPoints: EditPoints = (text, count) => {
   const lineStarts = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
   const ends = new MarkdownIt()
@@ -112,4 +115,4 @@ export function paragraphEditPoints(text: string, count: number): number[] {
   const from = Math.floor(ends.length / 3);
   const step = Math.max(1, Math.floor(ends.length / 3 / count));
   return Array.from({ length: count }, (_, i) => ends[from + i * step]!);
-}
+};

@@ -25,7 +25,7 @@ import { CodeLensRequest, CodeLensResolveRequest, ExecuteCommandRequest, HoverRe
 import { setTimeout as pause } from 'node:timers/promises';
 import { IDLE_COMMAND } from '../server/src/features/idle';
 import { LspHarness } from '../test/lsp/harness';
-import { corpusMarkdownDocument, markdownDocument, paragraphEditPoints } from './markdown-gen';
+import { corpusMarkdownDocument, markdownDocument, paragraphEditPoints, type EditPoints } from './markdown-gen';
 import { markdownTable, row, sample, time, type BenchRow } from './stats';
 
 function vmRSS(pid: number): number {
@@ -50,9 +50,6 @@ export async function lensesOf(lsp: LspHarness, uri: string, line = 0): Promise<
   return lenses.length;
 }
 
-/** Where `count` one-character edits go, in order (offsets into the unedited text). */
-export type EditPoints = (text: string, count: number) => number[];
-
 /** Offsets just inside the first body line of `count` sections spread over the middle of the document. */
 const sectionEditPoints: EditPoints = (text, count) => {
   const heads: number[] = [];
@@ -60,7 +57,6 @@ const sectionEditPoints: EditPoints = (text, count) => {
   const from = Math.floor(heads.length / 3);
   return Array.from({ length: count }, (_, i) => heads[from + i * 7]! + 1);
 };
-
 
 /** One server's figures for one document: cold lenses, the first edit, later edits. */
 interface EditRun {
@@ -151,12 +147,8 @@ async function memoryRun(text: string, later: number, points: EditPoints): Promi
   }
 }
 
-/**
- * Cold, first-edit and later-edit lenses for one document size over `runs` fresh servers (medians over the
- * runs; later edits pooled), then RSS over min(runs, 3) more.
- */
 /** A document the markdown rows are measured on. */
-interface BenchDocument {
+export interface BenchDocument {
   /** Its name in the log. */
   key: string;
   text: string;
@@ -166,11 +158,15 @@ interface BenchDocument {
 }
 
 /** The generated document of about `mb` MB (bench/markdown-gen.ts, seed 7, 1,500 sections a MB). */
-const generatedDocument = (mb: number): BenchDocument => ({ key: `${mb} MB`, text: markdownDocument(7, 1500 * mb, mb * 1_000_000), kind: 'markdown', points: sectionEditPoints });
+export const generatedDocument = (mb: number): BenchDocument => ({ key: `${mb} MB`, text: markdownDocument(7, 1500 * mb, mb * 1_000_000), kind: 'markdown', points: sectionEditPoints });
 
 /** About 4.2 MB of real markdown: the producer's inputs repeated (bench/markdown-gen.ts corpusMarkdownDocument). */
-const corpusDocument = (): BenchDocument => ({ key: 'corpus 4 MB', text: corpusMarkdownDocument(4_100_000), kind: 'real markdown (the producer corpus repeated)', points: paragraphEditPoints });
+export const corpusDocument = (): BenchDocument => ({ key: 'corpus 4 MB', text: corpusMarkdownDocument(4_100_000), kind: 'real markdown (the producer corpus repeated)', points: paragraphEditPoints });
 
+/**
+ * Cold, first-edit and later-edit lenses for one document over `runs` fresh servers (medians over the runs;
+ * later edits pooled), then RSS over min(runs, 3) more.
+ */
 async function editRows(doc: BenchDocument, runs: number, later: number, log: (s: string) => void): Promise<BenchRow[]> {
   const { text, key, points } = doc;
   const fileMB = Buffer.byteLength(text) / 1e6;

@@ -8,6 +8,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { EngineCache } from '../server/src/core/markdown/engine';
 import { markdownCodeLenses } from '../server/src/features/markdownLenses';
 import type { Input } from './data';
+import type { EditPoints } from './markdown-gen';
 import { row, sample, time, type BenchRow } from './stats';
 
 export function lensesCold(text: string): number {
@@ -33,7 +34,7 @@ function editPoints(text: string, count: number): number[] {
  * The cold and edit rows for one input; `points` says where its edits go (the default suits the generated
  * documents; real markdown uses paragraphEditPoints, whose edits never open or break a fence or a table).
  */
-export async function markdownRows(input: Input, runs: number, log: (s: string) => void, points: (text: string, count: number) => number[] = editPoints): Promise<BenchRow[]> {
+export async function markdownRows(input: Input, runs: number, log: (s: string) => void, points: EditPoints = editPoints): Promise<BenchRow[]> {
   const text = input.text;
   const md = new MarkdownIt();
   const parse = await time(() => md.parse(text, {}), runs);

@@ -49,12 +49,17 @@ export function convertible(s: SectionResult | undefined): s is SectionResult & 
 
 /** The verdict's part of {@link convertible}: it strictly decoded and does not say `<!-- toonlens: keep -->`. */
 function convertibleVerdict(v: SectionResult['verdict']): boolean {
-  return !!v && v.flags.valid && !v.warnings.some((w) => w.code === KEEP_MARKER_CODE);
+  return !!v && v.flags.valid && !saysKeep(v);
+}
+
+/** Whether the verdict carries the `<!-- toonlens: keep -->` warning. */
+function saysKeep(v: SectionResult['verdict']): boolean {
+  return !!v?.warnings.some((w) => w.code === KEEP_MARKER_CODE);
 }
 
 /** Whether the section carries `<!-- toonlens: keep -->` (it is never converted, not even on request). */
 export function keptByMarker(s: SectionResult): boolean {
-  return !!s.verdict?.warnings.some((w) => w.code === KEEP_MARKER_CODE);
+  return saysKeep(s.verdict);
 }
 
 function lspEdit(doc: TextDocument, start: number, end: number, newText: string): TextEdit {

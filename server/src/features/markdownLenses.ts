@@ -222,10 +222,13 @@ function lensEntries(doc: TextDocument, plan: PlanResult, minSavingsPct: number,
   return { plan, codes: Int32Array.from(codes), commands, ranges };
 }
 
-export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted = true): CodeLens[] {
-  const target = { uri: doc.uri, version: doc.version, trusted };
-  const lenses = lensEntries(doc, plan, minSavingsPct, trusted);
+/** Every lens of the set with its command. */
+function completeLenses(lenses: PlanLenses, target: LensTarget): CodeLens[] {
   return lenses.ranges.map((range, i) => ({ range, command: commandAt(lenses, i, target)! }));
+}
+
+export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted = true): CodeLens[] {
+  return completeLenses(lensEntries(doc, plan, minSavingsPct, trusted), { uri: doc.uri, version: doc.version, trusted });
 }
 
 /** A document version's lenses as sent unresolved, kept until the next answer for the document (or its close). */
@@ -301,7 +304,7 @@ export const markdownLensesFeature: FeatureModule = {
           return lenses;
         }
         sent.forget(current.uri);
-        return ctx.guard('markdown code lenses', doc.uri, () => entries.ranges.map((range, i) => ({ range, command: commandAt(entries, i, target)! })), []);
+        return ctx.guard('markdown code lenses', doc.uri, () => completeLenses(entries, target), []);
       },
     };
   },

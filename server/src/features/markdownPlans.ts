@@ -16,7 +16,12 @@ import { DEFAULT_MARKDOWN_LANGUAGES, type ToonLensInitializationOptions } from '
 import { forgetFences } from './markdownFences';
 import { releasedHeap } from '../node/idleGc';
 
-/** About how many heap bytes a markdown document's plan and cache hold per character of its text (4.2 MB bench document: 35 MB). */
+/**
+ * Heap bytes a markdown document's plan and cache hold per character of its text, on the high side (35 MB for the
+ * 4.2 MB bench document when this was set; 11–15 MB since the compact section records): closing a document
+ * reports this much garbage to the idle collector, which collects when that pays, so a high estimate only
+ * makes the collection after a close come sooner.
+ */
 const HELD_PER_CHAR = 8;
 
 /** The settings a markdown plan depends on. */
@@ -272,7 +277,7 @@ export function markdownPlans(ctx: FeatureContext): MarkdownPlans {
       created.forget(e.document.uri);
       forgetFences(e.document.uri);
       // What the document's analyses held is garbage now: a collection at the next idle moment gives it back
-      // (nothing else would run one while the server sits idle). The heap held is about 8× the text (the bench).
+      // (nothing else would run one while the server sits idle).
       if (held) releasedHeap(HELD_PER_CHAR * e.document.getText().length);
     });
   }

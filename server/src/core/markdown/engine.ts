@@ -532,12 +532,13 @@ function bestSectionCandidate(a: SliceAnalysis, delims: readonly DelimiterChar[]
   // as the segment, saves characters (else the verdict is keep_markdown whatever the tokens: the shortest stands).
   // (The segment adds the same heading, fences and line ends to every encoding: one segment gives the overhead.)
   const differ = encoded.some((e) => e.t !== encoded[0]!.t);
-  const overhead = differ && tok.real ? convertedSegment(a.raw, a.headingEnd, encoded[0]!.t).length - encoded[0]!.t.length : 0;
-  const byTokens = differ && tok.real && encoded.some((e) => e.t.length + overhead + eolExtra(a.raw, e.t, encoded[0]!.t) < a.raw.length);
+  const first = differ && tok.real ? convertedSegment(a.raw, a.headingEnd, encoded[0]!.t) : undefined;
+  const overhead = first !== undefined ? first.length - encoded[0]!.t.length : 0;
+  const byTokens = first !== undefined && encoded.some((e) => e.t.length + overhead + eolExtra(a.raw, e.t, encoded[0]!.t) < a.raw.length);
   const ranked = encoded
-    .map((e) => {
+    .map((e, i) => {
       if (!byTokens) return { ...e, cost: e.t.length, segment: undefined };
-      const segment = convertedSegment(a.raw, a.headingEnd, e.t);
+      const segment = i === 0 ? first! : convertedSegment(a.raw, a.headingEnd, e.t);
       return { ...e, cost: tok.count(segment), segment };
     })
     .sort((x, y) => x.cost - y.cost || delims.indexOf(x.d) - delims.indexOf(y.d));
