@@ -32,7 +32,8 @@ import {
   type InitializeResult,
   type ServerCapabilities,
 } from 'vscode-languageserver/node';
-import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { serverTextDocuments } from './features/textDocument';
 import type { WorkspaceReader } from './core/types';
 import { createNodeWorkspace } from './node/workspace';
 import { routeConsole, stdioStreams } from './node/stdioTransport';
@@ -130,7 +131,7 @@ if (stdio) {
   stdio.reader.onClose(() => process.exit(lifecycle === 'shutdown' ? 0 : 1));
 }
 connection.onRequest(REJECT_METHOD, (p: { code: number; message: string }) => new ResponseError(p.code, p.message));
-const documents = new TextDocuments(TextDocument);
+const documents = new TextDocuments<TextDocument>(serverTextDocuments);
 
 const log: Logger = {
   info: (m) => connection.console.info(`[toonlens] ${m}`),

@@ -13,6 +13,8 @@ interface Counters {
   held: number;
   /** Slices looked up by their text (the others were carried over by position from the previous version). */
   lookedUp: number;
+  /** Times the document's text was held compactly once the server was idle. */
+  compacted: number;
 }
 
 /** A document of `n` sections, each a key/value list long enough for a lens. */
@@ -80,6 +82,50 @@ describe('markdown engine cache through the server', () => {
       assert.equal(await counters(uri), null, 'closing the document drops its engine cache');
     } finally {
       await h.shutdown();
+    }
+  });
+
+  test('an idle large document with em dashes holds its text compactly, and answers as before, edited or not', async () => {
+    // 300 sections of ~1.1 KB, an em dash in every heading and in one line of each body: over COMPACT_MIN_CHARS.
+    const parts = ['# Runbook \u2014 on call', ''];
+    for (let i = 1; i <= 300; i++) {
+      parts.push(`## Step ${i} \u2014 checks`, '', `- name: check ${i}`, `- owner: team ${i % 7}`, `- note: first \u2014 then second`, '');
+      for (let k = 0; k < 12; k++) parts.push(`Plain prose line ${k} of step ${i}, long enough to weigh something in the section's text.`);
+      parts.push('');
+    }
+    let text = parts.join('\n');
+    assert.ok(text.length > 300_000, `${text.length} characters`);
+    const h = await LspHarness.start();
+    const fresh = await LspHarness.start();
+    try {
+      // Each lens as its line, title and tooltip (the two servers' documents have different URIs).
+      const lenses = async (s: LspHarness, u: string) =>
+        ((await s.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: u } })) ?? []).map((l) => `${l.range.start.line} ${l.command?.title} | ${l.command?.tooltip}`).join('\n');
+      const compacted = async () => ((await h.executeCommand(COMMAND, [uri])) as Counters).compacted;
+      const uri = h.open('runbook.md', text, 'markdown');
+      const before = await lenses(h, uri);
+      const at = positionAt(text, text.indexOf('## Step 150') + 4);
+      const hoverBefore = JSON.stringify(await h.hover(uri, at));
+      await h.waitIdle();
+      assert.equal(await compacted(), 1, 'held compactly once idle');
+      assert.equal(await lenses(h, uri), before, 'the same lenses from the held text');
+      assert.equal(JSON.stringify(await h.hover(uri, at)), hoverBefore, 'the same hover');
+      await h.waitIdle();
+      assert.equal(await compacted(), 1, 'an unchanged document is not held again');
+
+      // An edit of the held text: the lenses are those of a server that never held it.
+      const edit = text.indexOf('- owner: team 3', text.indexOf('## Step 200'));
+      h.change(uri, [{ range: { start: positionAt(text, edit), end: positionAt(text, edit) }, text: '- extra: \u2014\n' }]);
+      text = text.slice(0, edit) + '- extra: \u2014\n' + text.slice(edit);
+      const after = await lenses(h, uri);
+      const other = fresh.open('runbook.md', text, 'markdown');
+      assert.equal(after, await lenses(fresh, other), 'lenses after an edit of the held text');
+      await h.waitIdle();
+      assert.equal(await compacted(), 2, 'the edited version held compactly in its turn');
+      assert.equal(await lenses(h, uri), after);
+    } finally {
+      await h.shutdown();
+      await fresh.shutdown();
     }
   });
 });

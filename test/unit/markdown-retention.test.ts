@@ -54,6 +54,7 @@ test('the compacted engine cache shows exactly what a fresh plan shows, on every
   const files = markdownFiles();
   assert.ok(files.length >= 20, `markdown files found: ${files.length}`);
   let released = 0;
+  let compacted = 0;
   for (const { name, text } of files) {
     for (const opts of OPTIONS) {
       const fresh = planDocument(text, opts);
@@ -61,9 +62,17 @@ test('the compacted engine cache shows exactly what a fresh plan shows, on every
       const cache = new EngineCache();
       const cold = cache.plan(text, opts);
       for (const s of cold.sections) if (!holdsDetail(s.analysis)) released++;
-      assert.deepEqual(seen(text, cold), want, `${name} ${JSON.stringify(opts)}: cold`);
-      // An edit elsewhere, then back: the plan of the original text reuses the compacted analyses.
-      const other = edited(text, cold);
+      // What an idle server does to a large document: the text held as the pieces the analyses read.
+      const held = cache.compactText(text);
+      if (held !== undefined) {
+        compacted++;
+        assert.equal(held, text, `${name}: the held text equals the text`);
+        for (const s of cold.sections) assert.equal(s.analysis.raw, text.slice(s.slice.charStart, s.slice.charEnd), `${name}: a slice's text once held compactly`);
+        assert.equal(cache.compactText(held), undefined, `${name}: held compactly already`);
+      }
+      assert.deepEqual(seen(held ?? text, cold), want, `${name} ${JSON.stringify(opts)}: cold`);
+      // An edit elsewhere (in the held text when there is one), then back: the plan of the original text reuses the compacted analyses.
+      const other = edited(held ?? text, cold);
       assert.deepEqual(seen(other, cache.plan(other, opts)), seen(other, planDocument(other, opts)), `${name} ${JSON.stringify(opts)}: edited`);
       const again = cache.plan(text, opts);
       assert.deepEqual(seen(text, again), want, `${name} ${JSON.stringify(opts)}: after an edit and back`);
@@ -81,6 +90,24 @@ test('the compacted engine cache shows exactly what a fresh plan shows, on every
     }
   }
   assert.ok(released > 100, `analyses released after their plan: ${released}`);
+  assert.ok(compacted >= 10, `texts held compactly (those with a character beyond Latin-1): ${compacted}`);
+});
+
+test("compactText holds only the last plan's text, only when it has a character beyond Latin-1", () => {
+  const cache = new EngineCache();
+  const plain = '# A\n\n- name: x\n- owner: y\n\n## B\n\ncafé au lait\n';
+  cache.plan(plain);
+  assert.equal(cache.compactText(plain), undefined, 'all Latin-1: nothing to gain');
+  const wide = plain + '\n## C \u2014 dashes\n\nline one\nline \u2014 two\nline three\n';
+  assert.equal(cache.compactText(wide), undefined, "not the last plan's text");
+  const plan = cache.plan(wide);
+  const held = cache.compactText(wide)!;
+  assert.equal(held, wide);
+  for (const s of plan.sections) assert.equal(s.analysis.raw, wide.slice(s.slice.charStart, s.slice.charEnd));
+  // The plan reads the held text; the next plan (an edit) reads it like any text.
+  assert.equal(plan.hybrid, planDocument(wide).hybrid);
+  const next = held.replace('line three', 'line 3');
+  assert.deepEqual(seen(next, cache.plan(next)), seen(next, planDocument(next)));
 });
 
 test('a plan leaves its analyses compact: no detail held, the slice text kept', () => {

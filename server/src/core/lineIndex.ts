@@ -7,26 +7,34 @@
  * an empty text has one line); `spanCount` counts the lines that hold text or a line break (a trailing line
  * break opens none, an empty text has none), which is what the markdown scanners iterate over.
  */
+/**
+ * Appends to `out` the offset of every line start after the first in `text` (just past each "\n", "\r\n" or
+ * lone "\r"), plus `base`: the line table of {@link LineIndex} and of the server's documents.
+ */
+export function pushLineStarts(text: string, base: number, out: number[]): void {
+  if (text.indexOf('\r') === -1) {
+    // No \r at all (the usual case): the native indexOf finds every line break.
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) out.push(base + i + 1);
+    return;
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 13 /* \r */) {
+      if (text.charCodeAt(i + 1) === 10) i++;
+      out.push(base + i + 1);
+    } else if (c === 10 /* \n */) {
+      out.push(base + i + 1);
+    }
+  }
+}
+
 export class LineIndex {
   /** Offset at which each line starts; starts[0] is always 0. */
   private readonly starts: number[];
 
   constructor(readonly text: string) {
     const starts = [0];
-    if (text.indexOf('\r') === -1) {
-      // No \r at all (the usual case): the native indexOf finds every line break.
-      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-    } else {
-      for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c === 13 /* \r */) {
-          if (text.charCodeAt(i + 1) === 10) i++;
-          starts.push(i + 1);
-        } else if (c === 10 /* \n */) {
-          starts.push(i + 1);
-        }
-      }
-    }
+    pushLineStarts(text, 0, starts);
     this.starts = starts;
   }
 

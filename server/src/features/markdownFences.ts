@@ -15,7 +15,8 @@ import { createOriginalsStore } from '../node/originals';
 export type { FenceAt };
 export { toonFencesIn, fenceAtOffset, convertedFenceOf };
 
-const memo = new Map<string, { version: number; text: string; fences: FenceAt[] }>();
+// The text's length, not the text: the memo must not keep a version alive (an idle document holds its text compactly).
+const memo = new Map<string, { version: number; length: number; fences: FenceAt[] }>();
 const MEMO_MAX = 64;
 
 /**
@@ -25,15 +26,15 @@ const MEMO_MAX = 64;
 export function toonFencesOf(doc: TextDocument, plan?: PlanResult): FenceAt[] {
   const text = doc.getText();
   const m = memo.get(doc.uri);
-  if (m && m.version === doc.version && m.text.length === text.length) return m.fences;
+  if (m && m.version === doc.version && m.length === text.length) return m.fences;
   const fences = plan ? toonFencesOfPlan(text, plan) : toonFencesIn(text);
   memo.delete(doc.uri);
-  memo.set(doc.uri, { version: doc.version, text, fences });
+  memo.set(doc.uri, { version: doc.version, length: text.length, fences });
   if (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value!);
   return fences;
 }
 
-/** The document closed: its fences (and the text they were found in) go. */
+/** The document closed: its fences go. */
 export function forgetFences(uri: string): void {
   memo.delete(uri);
 }

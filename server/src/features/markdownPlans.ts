@@ -14,7 +14,9 @@ import type { FeatureContext } from './feature';
 import { DEFAULT_SETTINGS, type ToonLensSettings } from './settings';
 import { DEFAULT_MARKDOWN_LANGUAGES, type ToonLensInitializationOptions } from './protocol';
 import { forgetFences } from './markdownFences';
-import { releasedHeap } from '../node/idleGc';
+import { addIdleTask, releasedHeap } from '../node/idleGc';
+import { ServerTextDocument } from './textDocument';
+import { forgetLastMatch } from '../core/markdown/text';
 
 /**
  * Heap bytes a markdown document's plan and cache hold per character of its text, on the high side (35 MB for the
@@ -23,6 +25,12 @@ import { releasedHeap } from '../node/idleGc';
  * makes the collection after a close come sooner.
  */
 const HELD_PER_CHAR = 8;
+
+/**
+ * Documents at least this long have their text held compactly once idle (see {@link MarkdownPlans.compactIdle}):
+ * below it the saving (at most a byte a character) is not worth a task.
+ */
+export const COMPACT_MIN_CHARS = 256 * 1024;
 
 /** The settings a markdown plan depends on. */
 export type PlanSettings = Pick<ToonLensSettings, 'tokenizer' | 'minTokenSavings'>;
@@ -86,6 +94,10 @@ interface DocState {
   /** The outcome for one version: its plan, or the error it failed with (a failure is not recomputed). */
   done?: { version: number; key: string; plan?: PlanResult; error?: unknown };
   run?: Run;
+  /** A large document's plan completed since its text was last held compactly (see MarkdownPlans.compactIdle). */
+  compact?: boolean;
+  /** How many times its text was held compactly (tests). */
+  compactions?: number;
 }
 
 function settled(d: { plan?: PlanResult; error?: unknown }): PlanResult {
@@ -139,6 +151,7 @@ export class MarkdownPlans {
       throw err;
     }
     st.done = { version: doc.version, key, plan };
+    st.compact = doc.getText().length >= COMPACT_MIN_CHARS;
     return plan;
   }
 
@@ -184,6 +197,7 @@ export class MarkdownPlans {
   private start(st: DocState, doc: TextDocument, opts: EngineOptions, key: string): void {
     if (st.run) st.run.superseded = contentModified();
     const { uri, version } = doc;
+    const large = doc.getText().length >= COMPACT_MIN_CHARS;
     const steps = st.engine.planSteps(doc.getText(), opts);
     const run: Run = { version, key, steps, promise: Promise.resolve(null as unknown as PlanResult) };
     const began = performance.now();
@@ -199,7 +213,10 @@ export class MarkdownPlans {
         if (run.failed !== undefined) throw run.failed;
         const plan = run.drained ?? value;
         if (st.run === run) st.run = undefined;
-        if (!run.superseded) st.done = { version, key, plan };
+        if (!run.superseded) {
+          st.done = { version, key, plan };
+          st.compact = large;
+        }
         return plan;
       },
       (err: unknown) => {
@@ -224,6 +241,38 @@ export class MarkdownPlans {
     return serverWork.track(runSliced(toonFenceDiagnosticSteps(doc.getText(), plan), () => (this.docs.get(doc.uri) !== st || (st.done && st.done.version !== version) ? contentModified() : undefined)));
   }
 
+  /** Whether a document's text waits to be held compactly ({@link compactIdle}). */
+  compactionPending(): boolean {
+    for (const st of this.docs.values()) if (st.compact) return true;
+    return false;
+  }
+
+  /**
+   * Holds the text of each large document whose plan completed since as the pieces its analyses read
+   * (EngineCache.compactText): an idle document then costs about a byte a character for its text instead of
+   * two as soon as it has one character beyond Latin-1. Only a document whose plan is of its current version
+   * and that is not being measured; `get` gives the open document of a URI. Returns the heap bytes let go of
+   * (the flat text, two bytes a character), for the idle collector that runs this.
+   */
+  compactIdle(get: (uri: string) => TextDocument | undefined): number {
+    let released = 0;
+    for (const [uri, st] of this.docs) {
+      if (!st.compact) continue;
+      st.compact = false;
+      const doc = get(uri);
+      if (st.run || !st.done?.plan || !(doc instanceof ServerTextDocument) || doc.version !== st.done.version) continue;
+      const text = doc.getText();
+      const rope = st.engine.compactText(text);
+      if (rope !== undefined && doc.holdAs(rope)) {
+        released += 2 * text.length;
+        st.compactions = (st.compactions ?? 0) + 1;
+      }
+    }
+    // A regular expression's last match keeps its subject alive (a flat text scanned by a parse).
+    if (released > 0) forgetLastMatch();
+    return released;
+  }
+
   /** The document closed: its engine cache, plans and any run in progress go. */
   forget(uri: string): void {
     const st = this.docs.get(uri);
@@ -237,12 +286,13 @@ export class MarkdownPlans {
   }
 
   /**
-   * A document's engine cache in figures: slices analysed so far, analyses held, and slices looked up by their
-   * text (the others were carried over by position from the previous version); null when it has none (closed).
+   * A document's engine cache in figures: slices analysed so far, analyses held, slices looked up by their
+   * text (the others were carried over by position from the previous version), and how many times its text was
+   * held compactly once idle; null when it has none (closed).
    */
-  cacheCounters(uri: string): { analysed: number; held: number; lookedUp: number } | null {
+  cacheCounters(uri: string): { analysed: number; held: number; lookedUp: number; compacted: number } | null {
     const st = this.docs.get(uri);
-    return st ? { analysed: st.engine.analysed, held: st.engine.size, lookedUp: st.engine.lookedUp } : null;
+    return st ? { analysed: st.engine.analysed, held: st.engine.size, lookedUp: st.engine.lookedUp, compacted: st.compactions ?? 0 } : null;
   }
 }
 
@@ -272,6 +322,16 @@ export function markdownPlans(ctx: FeatureContext): MarkdownPlans {
     const created = new MarkdownPlans(ctx);
     p = created;
     plans.set(ctx, p);
+    // Weakly: a task never keeps a server's plans (or its documents) alive.
+    const plansRef = new WeakRef(created);
+    const docsRef = new WeakRef(ctx.documents);
+    addIdleTask({
+      pending: () => plansRef.deref()?.compactionPending() ?? false,
+      run: () => {
+        const docs = docsRef.deref();
+        return docs ? (plansRef.deref()?.compactIdle((uri) => docs.get(uri)) ?? 0) : 0;
+      },
+    });
     ctx.documents.onDidClose((e) => {
       const held = created.cacheSize(e.document.uri) > 0;
       created.forget(e.document.uri);

@@ -59,12 +59,33 @@ export interface IdleGcStats {
 
 type Tracker = Pick<WorkTracker, 'begin' | 'pending' | 'onIdle'>;
 
+/**
+ * Work that pays only while the server is idle and that leaves garbage behind (a large markdown document's text
+ * held compactly: features/markdownPlans.ts). It runs at the idle collector's quiet moment, just before the
+ * collector decides whether a collection pays, so the collection that follows gives its garbage back.
+ */
+export interface IdleTask {
+  /** Whether it has anything to do now. */
+  pending(): boolean;
+  /** Does it; returns about how many heap bytes became garbage. */
+  run(): number;
+}
+
+const idleTasks: IdleTask[] = [];
+
+/** Adds a task the idle collector runs at its quiet moments (the collector of {@link startIdleCollector}). */
+export function addIdleTask(task: IdleTask): void {
+  idleTasks.push(task);
+}
+
 export interface IdleCollectorOptions {
   delayMs?: number;
   minGarbageBytes?: number;
   minGarbageShare?: number;
   /** Heap bytes in use (default: V8's used_heap_size). */
   heapUsed?: () => number;
+  /** The idle tasks (default: those of {@link addIdleTask}). */
+  tasks?: readonly IdleTask[];
 }
 
 export class IdleCollector {
@@ -104,8 +125,12 @@ export class IdleCollector {
     if (this.work.pending === 0) this.idle();
   }
 
+  private tasksPending(): boolean {
+    return (this.opts.tasks ?? idleTasks).some((t) => t.pending());
+  }
+
   private idle(): void {
-    if (this.timer || !this.pays()) return;
+    if (this.timer || (!this.pays() && !this.tasksPending())) return;
     // Pending work itself, so the test-only idle signal (and the bench) see the collection finished.
     const end = this.work.begin();
     let tries = 0;
@@ -122,7 +147,14 @@ export class IdleCollector {
           return end();
         }
         try {
-          this.collect();
+          for (const t of this.opts.tasks ?? idleTasks) {
+            try {
+              if (t.pending()) this.released += t.run();
+            } catch {
+              // A task's failure costs only its saving: the collection still runs when it pays.
+            }
+          }
+          if (this.pays()) this.collect();
         } finally {
           end();
         }

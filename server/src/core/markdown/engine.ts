@@ -33,6 +33,7 @@ import {
   type VerdictProfile,
   type VerdictV1,
 } from './verdict';
+import { beyondLatin1, compactSlice } from './text';
 import { duplicateRuleWarnings, shiftWarning, type DuplicateMemo, type RuleGroup, type VerdictWarning } from './warnings';
 import { DEFAULT_CHARS_PER_TOKEN, measureChars, tokenEstimates } from './measure';
 import { toonFenceDiagnostics } from '../toon/fences';
@@ -943,9 +944,12 @@ export class EngineCache {
   private genMemo: SliceMemo | null = null;
   /** Analyses made since (by plans not yet completed, or by profile/convert). */
   private fresh: SliceMemo = new Map();
-  private last: { text: string; key: string; result: PlanResult } | null = null;
+  /** The last completed plan: its text, options key, result and the document analysis the result reads (lazily: the hybrid, the verdict). */
+  private last: { text: string; key: string; result: PlanResult; doc: DocAnalysis } | null = null;
   private readonly duplicateMemo: { last?: DuplicateMemo } = {};
   private prevSlicing: Slicing | null = null;
+  /** The rope {@link compactText} last made (so an idle document is not compacted again). */
+  private compacted: string | null = null;
   private made = 0;
   private lookups = 0;
 
@@ -1083,14 +1087,15 @@ export class EngineCache {
       standalones[i] = standaloneSection(analyses[i]!, lossOpts, key, true);
       yield { done: slices.length + i + 1, total };
     }
-    const result = buildPlan({ text, slices, analyses, duplicateMemo: this.duplicateMemo }, opts, standalones);
+    const doc: DocAnalysis = { text, slices, analyses, duplicateMemo: this.duplicateMemo };
+    const result = buildPlan(doc, opts, standalones);
     // The generation turns over: the cache now holds exactly this version's slices, each holding only what the
     // plan's readers need (releaseDetail; the slices carried from the last plan were released then).
     for (const a of analyses) if (holdsDetail(a)) releaseDetail(a);
     this.genList = analyses.slice();
     this.genMemo = null;
     this.fresh = new Map();
-    this.last = { text, key: okey, result };
+    this.last = { text, key: okey, result, doc };
     // A large document's words filled the tokenizer's merge cache; the next plan (an edit) counts a section or two.
     if (text.length >= RELEASE_MERGE_CACHE_CHARS) clearTokenMergeCaches();
     return result;
@@ -1099,6 +1104,41 @@ export class EngineCache {
   plan(text: string, opts: EngineOptions = {}): PlanResult {
     return runSteps(this.planSteps(text, opts));
   }
+
+  /**
+   * The last completed plan's text, held as the pieces its analyses read: each slice a string of its own
+   * ({@link compactSlice}: one byte a character except its lines with a character beyond Latin-1), every analysis
+   * pointed at its slice's piece, and the slicing, the plan memo and the plan itself at the rope of them all. Returns that rope
+   * (equal to `text`) for the document to hold instead of `text`, so `text` — two bytes a character in V8 as soon
+   * as one character is beyond Latin-1 — can be collected; undefined when `text` is not the last plan's or is
+   * held as compactly already (all Latin-1, or this rope). A later plan reads it like any text (V8 flattens it
+   * when something first scans it whole, as an edit does).
+   */
+  compactText(text: string): string | undefined {
+    const sl = this.prevSlicing;
+    const last = this.last;
+    if (!sl || !last || sl.text !== text || last.text !== text || sl.text === this.compacted) return undefined;
+    const { slices, known } = sl;
+    let end = 0;
+    for (let i = 0; i < slices.length; i++) {
+      if (slices[i]!.charStart !== end || !known[i]) return undefined;
+      end = slices[i]!.charEnd;
+    }
+    if (end !== text.length || !beyondLatin1(text)) return undefined;
+    let rope = '';
+    for (let i = 0; i < slices.length; i++) {
+      const s = slices[i]!;
+      const piece = compactSlice(text, s.charStart, s.charEnd);
+      relocateAnalysis(known[i]!, piece, 0);
+      rope += piece;
+    }
+    sl.text = rope;
+    last.text = rope;
+    last.doc.text = rope;
+    this.compacted = rope;
+    return rope;
+  }
+
 
   profile(text: string, opts: EngineOptions = {}): VerdictV1 {
     return documentVerdict(this.analyzeAll(String(text ?? '')), { ...opts, mode: 'lossless' }, false);

@@ -96,6 +96,60 @@ export function detach(s: string): string {
   return s.length === 0 ? s : Buffer.from(s, 'latin1').toString('latin1');
 }
 
+/** Whether `s` has a character beyond Latin-1 (a scan, not a regular expression: a match would keep `s` alive as the last one). */
+export function beyondLatin1(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0xff) return true;
+  return false;
+}
+
+/**
+ * Makes V8 forget the subject of the last regular-expression match, which it keeps alive until the next match
+ * anywhere (a whole document version scanned by a parse would stay alive through it).
+ */
+export function forgetLastMatch(): void {
+  /^/.exec('');
+}
+
+/**
+ * `text.slice(start, end)` held as compactly as V8 allows, without keeping `text` alive: all Latin-1, one flat
+ * copy, one byte a character; else its runs of lines, each a flat copy — one byte a character except the lines
+ * with a character beyond Latin-1 — joined into a rope (a V8 cons string: no characters of its own, read flat
+ * again the first time something scans it). One em dash makes a flat copy of the whole slice two bytes a
+ * character; here it costs its line.
+ */
+export function compactSlice(text: string, start: number, end: number): string {
+  let out = '';
+  let runStart = start;
+  let runWide = false;
+  let lineStart = start;
+  let lineWide = false;
+  const flush = (to: number) => {
+    if (to > runStart) out += runWide ? flatCopy(text, runStart, to) : Buffer.from(text.slice(runStart, to), 'latin1').toString('latin1');
+    runStart = to;
+  };
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0xff) lineWide = true;
+    if (c === 10 || i === end - 1) {
+      if (lineWide !== runWide) {
+        flush(lineStart);
+        runWide = lineWide;
+      }
+      lineStart = i + 1;
+      lineWide = false;
+    }
+  }
+  flush(end);
+  return out;
+}
+
+/** A flat copy of `text.slice(start, end)` in its own storage (not a view into `text`). */
+function flatCopy(text: string, start: number, end: number): string {
+  if (end - start < 13) return text.slice(start, end);
+  const h = (start + end) >> 1;
+  return [text.slice(start, h), text.slice(h, end)].join('');
+}
+
 /** 32-bit FNV-1a over a text's UTF-16 code units from `seed` (the MinHash of rules, the slice memo's fingerprint). */
 export function fnv1a(s: string, seed: number): number {
   let h = seed >>> 0;
