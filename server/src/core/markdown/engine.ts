@@ -33,7 +33,7 @@ import {
   type VerdictProfile,
   type VerdictV1,
 } from './verdict';
-import { beyondLatin1, compactSlice } from './text';
+import { beyondLatin1, compactSlice, latin1Copy } from './text';
 import { duplicateRuleWarnings, shiftWarning, type DuplicateMemo, type RuleGroup, type VerdictWarning } from './warnings';
 import { DEFAULT_CHARS_PER_TOKEN, measureChars, tokenEstimates } from './measure';
 import { toonFenceDiagnostics } from '../toon/fences';
@@ -933,6 +933,9 @@ function memoAdd(m: SliceMemo, a: SliceAnalysis): void {
  * `planSteps` is the plan as a generator that yields after every slice, so a caller can spread a
  * large document over many turns of the event loop and stop when the result is no longer wanted.
  */
+/** The longest piece a run of all-Latin-1 slices shares when a text is held compactly ({@link EngineCache.compactText}). */
+const COMPACT_RUN_CHARS = 256 * 1024;
+
 export class EngineCache {
   /**
    * Analyses of the slices of the last completed plan. Their memo by hash ({@link genMap}) is built on the first
@@ -1126,11 +1129,22 @@ export class EngineCache {
     }
     if (end !== text.length || !beyondLatin1(text)) return undefined;
     let rope = '';
-    for (let i = 0; i < slices.length; i++) {
-      const s = slices[i]!;
-      const piece = compactSlice(text, s.charStart, s.charEnd);
-      relocateAnalysis(known[i]!, piece, 0);
+    for (let i = 0; i < slices.length; ) {
+      const start = slices[i]!.charStart;
+      if (beyondLatin1(text, start, slices[i]!.charEnd)) {
+        const piece = compactSlice(text, start, slices[i]!.charEnd);
+        relocateAnalysis(known[i]!, piece, 0);
+        rope += piece;
+        i++;
+        continue;
+      }
+      // A run of all-Latin-1 slices shares one piece (up to COMPACT_RUN_CHARS): a string and a rope node fewer a slice.
+      let j = i + 1;
+      while (j < slices.length && slices[j]!.charEnd - start <= COMPACT_RUN_CHARS && !beyondLatin1(text, slices[j]!.charStart, slices[j]!.charEnd)) j++;
+      const piece = latin1Copy(text, start, slices[j - 1]!.charEnd);
+      for (let k = i; k < j; k++) relocateAnalysis(known[k]!, piece, slices[k]!.charStart - start);
       rope += piece;
+      i = j;
     }
     sl.text = rope;
     last.text = rope;

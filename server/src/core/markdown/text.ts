@@ -93,13 +93,21 @@ export function detach(s: string): string {
   }
   // A copy of a two-byte string's slice is two-byte however plain its characters (real markdown is two-byte
   // in V8 as soon as it holds one em dash or curly quote): the latin1 round trip stores one byte a character.
-  return s.length === 0 ? s : Buffer.from(s, 'latin1').toString('latin1');
+  return latin1Copy(s, 0, s.length);
 }
 
-/** Whether `s` has a character beyond Latin-1 (a scan, not a regular expression: a match would keep `s` alive as the last one). */
-export function beyondLatin1(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0xff) return true;
+/**
+ * Whether `s` (or `s.slice(start, end)`) has a character beyond Latin-1 (a scan, not a regular expression: a match
+ * would keep `s` alive as the last one).
+ */
+export function beyondLatin1(s: string, start = 0, end = s.length): boolean {
+  for (let i = start; i < end; i++) if (s.charCodeAt(i) > 0xff) return true;
   return false;
+}
+
+/** A flat one-byte copy of `text.slice(start, end)`, every character of which is Latin-1 (not a view into `text`). */
+export function latin1Copy(text: string, start: number, end: number): string {
+  return end > start ? Buffer.from(text.slice(start, end), 'latin1').toString('latin1') : '';
 }
 
 /**
@@ -124,7 +132,7 @@ export function compactSlice(text: string, start: number, end: number): string {
   let lineStart = start;
   let lineWide = false;
   const flush = (to: number) => {
-    if (to > runStart) out += runWide ? flatCopy(text, runStart, to) : Buffer.from(text.slice(runStart, to), 'latin1').toString('latin1');
+    if (to > runStart) out += runWide ? flatCopy(text, runStart, to) : latin1Copy(text, runStart, to);
     runStart = to;
   };
   for (let i = start; i < end; i++) {
