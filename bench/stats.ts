@@ -29,6 +29,31 @@ export async function time(fn: () => unknown, runs: number, warmup = 1): Promise
   return sample(out);
 }
 
+/**
+ * Two figures timed run by run in alternation (a, b, a, b, …, after `warmup` of each), so a change in the
+ * machine's load during the measurement moves both alike: what a ratio of one to the other needs.
+ */
+export async function timePair(a: () => unknown, b: () => unknown, runs: number, warmup = 1): Promise<[Sample, Sample]> {
+  for (let i = 0; i < warmup; i++) {
+    await a();
+    await b();
+  }
+  const as: number[] = [];
+  const bs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    for (const [fn, out] of [
+      [a, as],
+      [b, bs],
+    ] as const) {
+      gc?.();
+      const t0 = performance.now();
+      await fn();
+      out.push(performance.now() - t0);
+    }
+  }
+  return [sample(as), sample(bs)];
+}
+
 export type Unit = 'ms' | 'MB';
 
 /**
