@@ -2,7 +2,8 @@
 // diagnostics (engine warnings, toon/fence-decode), against the bundled server.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decode } from '@toon-format/toon';
 import type { Hover, MarkupContent, WorkspaceEdit } from 'vscode-languageserver-protocol';
@@ -211,5 +212,20 @@ test('Convert all of a document edited while it runs converts nothing', async ()
     h.close(uri);
   } finally {
     await h.shutdown();
+  }
+});
+
+test('the originals of a Convert all are all on disk when the server shuts down right after it (written in the background, flushed on shutdown)', async () => {
+  const storage = mkdtempSync(join(tmpdir(), 'toonlens-storage-'));
+  const h = await LspHarness.start({ initializationOptions: { storagePath: storage } });
+  try {
+    const uri = h.openFile('tables-kept.md', TABLES, 'markdown');
+    await h.codeLenses(uri);
+    const o = (await h.executeCommand('toonlens.convertAll', [{ uri, version: h.version(uri) }], 60_000)) as { applied: boolean };
+    assert.equal(o.applied, true);
+    assert.equal(await h.shutdown(), 0);
+    assert.equal(readdirSync(join(storage, 'originals')).filter((f) => f.endsWith('.json')).length, 2000, 'one original per converted section');
+  } finally {
+    rmSync(storage, { recursive: true, force: true });
   }
 });

@@ -69,6 +69,7 @@ describe('markdown editor over LSP', () => {
     assert.equal(outcome.exact, true);
     assert.match(outcome.message, /exact original/);
     assert.equal(reverted, IRREGULAR, 'the |----------|------| row and the spacing come back byte for byte');
+    await h.waitIdle(); // the original's file is written in the background (node/originals.ts)
     assert.equal(readdirSync(join(storage, 'originals')).filter((f) => f.endsWith('.json')).length, 1, 'one original kept on disk');
     h.close(uri);
 

@@ -19,7 +19,7 @@ import { originalRecordFor, revertDescription, revertEdit, type OriginalRecord }
 import type { FeatureContext, FeatureModule } from './feature';
 import { COMMANDS, REMEMBER_ORIGINALS_COMMAND } from './protocol';
 import { charsChange, fmtSavingsPct, headingText, isMarkdownDocument, markdownPlans, type MarkdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset, sectionStartingAt } from './markdownPlans';
-import { convertedFenceOf, fenceAtOffset, originals, toonFencesOf, type FenceAt } from './markdownFences';
+import { convertedFenceOf, fenceAtOffset, flushOriginals, originals, toonFencesOf, type FenceAt } from './markdownFences';
 import { contentModified, isCancellation, requestCancelled, runSliced } from './timeSlice';
 
 /** What a convert/revert command answers (also shown by the client when not applied). */
@@ -264,6 +264,8 @@ export const markdownConvertFeature: FeatureModule = {
     const plans = markdownPlans(ctx);
     return {
       commands: markdownConvertCommands(ctx),
+      // Shutting down: the originals Convert put are on disk before the process exits.
+      dispose: flushOriginals,
       async codeActions(doc, params, token) {
         if (!isMarkdownDocument(doc)) return undefined;
         const only = params.context.only;

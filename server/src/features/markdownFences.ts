@@ -11,6 +11,7 @@ import { fenceKey, revertEdit, type OriginalsStore, type RevertEdit } from '../c
 import { convertedFenceOf, fenceAtOffset, toonFencesIn, toonFencesOfPlan, type FenceAt } from '../core/markdown/sectionFences';
 import type { PlanResult } from '../core/markdown/engine';
 import { createOriginalsStore } from '../node/originals';
+import { serverWork } from './idle';
 
 export type { FenceAt };
 export { toonFencesIn, fenceAtOffset, convertedFenceOf };
@@ -82,8 +83,13 @@ export function configureOriginals(path: string | undefined, log?: (m: string) =
 
 /** The originals store of this server. */
 export function originals(): OriginalsStore {
-  if (!store) store = createOriginalsStore(storagePath, warn);
+  if (!store) store = createOriginalsStore(storagePath, { warn, track: (p) => void serverWork.track(p) });
   return store;
+}
+
+/** Writes the originals still waiting for their files, now (the server shutting down). */
+export function flushOriginals(): void {
+  store?.flush?.();
 }
 
 export { fenceKey };

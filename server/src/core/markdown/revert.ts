@@ -18,7 +18,10 @@ export interface OriginalRecord {
 
 export interface OriginalsStore {
   get(key: string): OriginalRecord | undefined;
+  /** Keeps the record; readable by `get` at once (a store on disk may write it later: see `flush`). */
   put(key: string, record: OriginalRecord): void;
+  /** Writes whatever `put` left pending, now (a store with nothing pending does nothing). */
+  flush?(): void;
 }
 
 /** The key of a fence: sha256 of its content with trailing line breaks removed (as Convert wrote it and as markdown-it reads it). */
