@@ -64,6 +64,29 @@ test('after random changes: the same text, positions, offsets and line count as 
   );
 });
 
+test('changes with positions past the last line, past a line end or negative clamp as offsetAt does, and the line table stays true', () => {
+  const pos = fc.record({ line: fc.integer({ min: -2, max: 12 }), character: fc.integer({ min: -3, max: 40 }) });
+  fc.assert(
+    fc.property(text, fc.array(fc.record({ start: pos, end: pos, text }), { maxLength: 6 }), (initial, edits) => {
+      const ours = serverTextDocuments.create('file:///a.md', 'markdown', 1, initial);
+      let expected = initial;
+      let version = 1;
+      for (const e of edits) {
+        // The truth: the range's offsets as a document made fresh from the current text clamps them (start before end).
+        const fresh = TextDocument.create('file:///a.md', 'markdown', version, expected);
+        const [a, b] = [fresh.offsetAt(e.start), fresh.offsetAt(e.end)];
+        const [lo, hi] = a <= b ? [a, b] : [b, a];
+        expected = expected.slice(0, lo) + e.text + expected.slice(hi);
+        // Given either way round (offsetAt is monotonic in the position, so the document's ordering agrees).
+        serverTextDocuments.update(ours, [{ range: { start: e.start, end: e.end }, text: e.text }], ++version);
+        assert.equal(ours.getText(), expected);
+      }
+      sameAnswers(ours, TextDocument.create('file:///a.md', 'markdown', version, expected));
+    }),
+    { numRuns: 400 },
+  );
+});
+
 test('holdAs: an equal text built from pieces reads the same; a different length is refused', () => {
   fc.assert(
     fc.property(fc.array(text, { maxLength: 6 }), (pieces) => {
