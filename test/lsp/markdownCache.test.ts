@@ -110,6 +110,15 @@ describe('markdown engine cache through the server', () => {
       assert.equal(await compacted(), 1, 'held compactly once idle');
       assert.equal(await lenses(h, uri), before, 'the same lenses from the held text');
       assert.equal(JSON.stringify(await h.hover(uri, at)), hoverBefore, 'the same hover');
+      // Convert on the held text writes what it writes on a text never held (the edit is recorded, not applied).
+      const sectionStart = text.indexOf('## Step 150');
+      const convertEdit = async (s: LspHarness, u: string) => {
+        const o = (await s.executeCommand('toonlens.convertSection', [{ uri: u, version: s.version(u), sectionStart }])) as { applied: boolean };
+        assert.equal(o.applied, true);
+        return JSON.stringify(s.appliedEdits.at(-1)!.edit).split(u).join('<uri>');
+      };
+      const original = fresh.open('runbook-original.md', text, 'markdown');
+      assert.equal(await convertEdit(h, uri), await convertEdit(fresh, original), 'Convert of a section of the held text');
       await h.waitIdle();
       assert.equal(await compacted(), 1, 'an unchanged document is not held again');
 
