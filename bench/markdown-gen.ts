@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { CORPUS_INPUTS } from '../test/paths';
+import { LineIndex } from '../server/src/core/lineIndex';
 import { Rng, ident, sentence, words } from './prng';
 
 export type SectionShape = 'table' | 'kv-list' | 'list' | 'prose' | 'fence' | 'rules' | 'definitions';
@@ -106,12 +107,11 @@ export type EditPoints = (text: string, count: number) => number[];
  * never changes the document's structure.
  */
 export const paragraphEditPoints: EditPoints = (text, count) => {
-  const lineStarts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const lines = new LineIndex(text);
   const ends = new MarkdownIt()
     .parse(text, {})
     .filter((t) => t.type === 'paragraph_open' && t.level === 0 && t.map)
-    .map((t) => (lineStarts[t.map![0] + 1] ?? text.length + 1) - 1);
+    .map((t) => lines.contentEnd(t.map![0]));
   const from = Math.floor(ends.length / 3);
   const step = Math.max(1, Math.floor(ends.length / 3 / count));
   return Array.from({ length: count }, (_, i) => ends[from + i * step]!);

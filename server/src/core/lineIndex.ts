@@ -1,13 +1,4 @@
 /**
- * The one line table of a text: offset ↔ (line, character) for LSP ranges, and line starts, content ends and
- * texts for the line scanners (the section slicer, the slice parser, the ```toon fence finder).
- *
- * Lines end at "\n", "\r\n" or a lone "\r", as LSP and CommonMark count them; characters are UTF-16 code
- * units. Lines are 0-based. `lineCount` counts as LSP does (a trailing line break opens an empty last line,
- * an empty text has one line); `spanCount` counts the lines that hold text or a line break (a trailing line
- * break opens none, an empty text has none), which is what the markdown scanners iterate over.
- */
-/**
  * Appends to `out` the offset of every line start after the first in `text` (just past each "\n", "\r\n" or
  * lone "\r"), plus `base`: the line table of {@link LineIndex} and of the server's documents.
  */
@@ -28,6 +19,15 @@ export function pushLineStarts(text: string, base: number, out: number[]): void 
   }
 }
 
+/**
+ * The one line table of a text: offset ↔ (line, character) for LSP ranges, and line starts, content ends and
+ * texts for the line scanners (the section slicer, the slice parser, the ```toon fence finder).
+ *
+ * Lines end at "\n", "\r\n" or a lone "\r", as LSP and CommonMark count them; characters are UTF-16 code
+ * units. Lines are 0-based. `lineCount` counts as LSP does (a trailing line break opens an empty last line,
+ * an empty text has one line); `spanCount` counts the lines that hold text or a line break (a trailing line
+ * break opens none, an empty text has none), which is what the markdown scanners iterate over.
+ */
 export class LineIndex {
   /** Offset at which each line starts; starts[0] is always 0. */
   private readonly starts: number[];

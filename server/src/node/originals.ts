@@ -26,13 +26,8 @@ export interface OriginalsStoreOptions {
   track?: (written: Promise<void>) => void;
 }
 
-/** A store on disk, with the promise of its pending writes (tests wait on it). */
-export interface DiskOriginalsStore extends OriginalsStore {
-  /** Settles once every record put so far is written (or failed). */
-  written(): Promise<void>;
-}
-
-export function createOriginalsStore(storagePath: string | undefined, opts: OriginalsStoreOptions = {}): OriginalsStore & Partial<DiskOriginalsStore> {
+/** The store; on disk, with `written`: settles once every record put so far is written (or failed; tests wait on it). */
+export function createOriginalsStore(storagePath: string | undefined, opts: OriginalsStoreOptions = {}): OriginalsStore & { written?(): Promise<void> } {
   const memory = new MemoryOriginals();
   if (!storagePath) return memory;
   const dir = nodePath.join(storagePath, 'originals');

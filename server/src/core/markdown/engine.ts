@@ -883,6 +883,9 @@ export function runSteps<T>(steps: Generator<unknown, T, void>): T {
  */
 export const RELEASE_MERGE_CACHE_CHARS = 256 * 1024;
 
+/** The longest piece a run of all-Latin-1 slices shares when a text is held compactly ({@link EngineCache.compactText}). */
+const COMPACT_RUN_CHARS = 256 * 1024;
+
 /** How many slices carried over from the previous slicing a plan's steps pass between two yields. */
 const CARRIED_PER_YIELD = 256;
 
@@ -933,9 +936,6 @@ function memoAdd(m: SliceMemo, a: SliceAnalysis): void {
  * `planSteps` is the plan as a generator that yields after every slice, so a caller can spread a
  * large document over many turns of the event loop and stop when the result is no longer wanted.
  */
-/** The longest piece a run of all-Latin-1 slices shares when a text is held compactly ({@link EngineCache.compactText}). */
-const COMPACT_RUN_CHARS = 256 * 1024;
-
 export class EngineCache {
   /**
    * Analyses of the slices of the last completed plan. Their memo by hash ({@link genMap}) is built on the first
@@ -1109,12 +1109,13 @@ export class EngineCache {
   }
 
   /**
-   * The last completed plan's text, held as the pieces its analyses read: each slice a string of its own
-   * ({@link compactSlice}: one byte a character except its lines with a character beyond Latin-1), every analysis
-   * pointed at its slice's piece, and the slicing, the plan memo and the plan itself at the rope of them all. Returns that rope
-   * (equal to `text`) for the document to hold instead of `text`, so `text` — two bytes a character in V8 as soon
-   * as one character is beyond Latin-1 — can be collected; undefined when `text` is not the last plan's or is
-   * held as compactly already (all Latin-1, or this rope). A later plan reads it like any text (V8 flattens it
+   * The last completed plan's text, held as the pieces its analyses read: consecutive all-Latin-1 slices share a
+   * one-byte piece (up to {@link COMPACT_RUN_CHARS}), a slice with a character beyond Latin-1 gets one of its own
+   * ({@link compactSlice}: one byte a character except its lines with such a character); every analysis is
+   * pointed at its piece, and the slicing, the plan memo and the plan itself at the rope of them all. Returns that
+   * rope (equal to `text`) for the document to hold instead of `text`, so `text` — two bytes a character in V8 as
+   * soon as one character is beyond Latin-1 — can be collected; undefined when `text` is not the last plan's or
+   * is held as compactly already (all Latin-1, or this rope). A later plan reads it like any text (V8 flattens it
    * when something first scans it whole, as an edit does).
    */
   compactText(text: string): string | undefined {
@@ -1122,25 +1123,32 @@ export class EngineCache {
     const last = this.last;
     if (!sl || !last || sl.text !== text || last.text !== text || sl.text === this.compacted) return undefined;
     const { slices, known } = sl;
+    // One scan: which slices have a character beyond Latin-1 (the slices must tile the text, every one analysed).
+    const wide = new Uint8Array(slices.length);
+    let any = false;
     let end = 0;
     for (let i = 0; i < slices.length; i++) {
-      if (slices[i]!.charStart !== end || !known[i]) return undefined;
-      end = slices[i]!.charEnd;
+      const s = slices[i]!;
+      if (s.charStart !== end || !known[i]) return undefined;
+      end = s.charEnd;
+      if (beyondLatin1(text, s.charStart, s.charEnd)) {
+        wide[i] = 1;
+        any = true;
+      }
     }
-    if (end !== text.length || !beyondLatin1(text)) return undefined;
+    if (end !== text.length || !any) return undefined;
     let rope = '';
     for (let i = 0; i < slices.length; ) {
       const start = slices[i]!.charStart;
-      if (beyondLatin1(text, start, slices[i]!.charEnd)) {
+      if (wide[i]) {
         const piece = compactSlice(text, start, slices[i]!.charEnd);
         relocateAnalysis(known[i]!, piece, 0);
         rope += piece;
         i++;
         continue;
       }
-      // A run of all-Latin-1 slices shares one piece (up to COMPACT_RUN_CHARS): a string and a rope node fewer a slice.
       let j = i + 1;
-      while (j < slices.length && slices[j]!.charEnd - start <= COMPACT_RUN_CHARS && !beyondLatin1(text, slices[j]!.charStart, slices[j]!.charEnd)) j++;
+      while (j < slices.length && !wide[j] && slices[j]!.charEnd - start <= COMPACT_RUN_CHARS) j++;
       const piece = latin1Copy(text, start, slices[j - 1]!.charEnd);
       for (let k = i; k < j; k++) relocateAnalysis(known[k]!, piece, slices[k]!.charStart - start);
       rope += piece;
@@ -1152,7 +1160,6 @@ export class EngineCache {
     this.compacted = rope;
     return rope;
   }
-
 
   profile(text: string, opts: EngineOptions = {}): VerdictV1 {
     return documentVerdict(this.analyzeAll(String(text ?? '')), { ...opts, mode: 'lossless' }, false);

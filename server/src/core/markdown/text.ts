@@ -86,11 +86,7 @@ const BEYOND_LATIN1 = /[\u0100-\uffff]/;
  * two halves allocates a fresh flat string (measured on Node 20: the parent is collected).
  */
 export function detach(s: string): string {
-  if (BEYOND_LATIN1.test(s)) {
-    if (s.length < 13) return s;
-    const h = s.length >> 1;
-    return [s.slice(0, h), s.slice(h)].join('');
-  }
+  if (BEYOND_LATIN1.test(s)) return flatCopy(s, 0, s.length);
   // A copy of a two-byte string's slice is two-byte however plain its characters (real markdown is two-byte
   // in V8 as soon as it holds one em dash or curly quote): the latin1 round trip stores one byte a character.
   return latin1Copy(s, 0, s.length);
