@@ -122,7 +122,7 @@ export const jsonTextMut: fc.Arbitrary<TextMut> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('hugeString' as const), nth: fc.nat(), size: fc.oneof({ arbitrary: fc.integer({ min: 1000, max: 100_000 }), weight: 9 }, { arbitrary: fc.constant(3_000_000), weight: 1 }), ch: fc.constantFrom('x', 'é', '\\n', '\\u0000', ' ') }), weight: 1 },
 );
 
-const MD_LINES = ['```', '```toon', '~~~', '````', '# Heading', '## Sub', '###### Deep', '---', '===', '| a | b |', '|---|---|', '- item', '1. first', '> quote', '<div>', '</div>', '<!--', '    indented', '\t', 'key: value', 'Definition: x', 'Always do it.', 'Never do it.', '+++', '[2]{a,b}:', '  1,2', '', '\\', '* * *', '- [ ] task'];
+const MD_LINES = ['```', '```toon', '~~~', '````', '# Heading', '## Sub', '###### Deep', '---', '===', '| a | b |', '|---|---|', '- item', '1. first', '> quote', '<div>', '</div>', '<!--', '    indented', '\t', 'key: value', 'Definition: x', 'Always do it.', 'Never do it.', '+++', '[2]{a,b}:', '  1,2', '', '\\', '* * *', '- [ ] task', '<!-- toonlens-disable -->', '<!-- toonlens-disable-next-line toon/vague-rule -->', '- <!-- toonlens-enable -->', '<!-- toonlens: keep -->'];
 
 export const markdownTextMut: fc.Arbitrary<TextMut> = fc.oneof(
   ...common,

@@ -87,7 +87,7 @@ export const markdownDiagnosticsFeature: FeatureModule = {
           const fences = await plans.fenceDiagnostics(doc, plan);
           const late = superseded();
           if (late) throw late;
-          const core = await runSliced(markdownDiagnosticSteps(text, plan, fences), superseded);
+          const core = await runSliced(markdownDiagnosticSteps(text, plan, fences, (offset) => doc.positionAt(offset).line), superseded);
           return runSliced(toLspSteps(doc, core), superseded);
         },
       },

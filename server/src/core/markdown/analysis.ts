@@ -23,7 +23,7 @@ import {
 } from './warnings';
 import { pushAll } from '../arrays';
 import { SmallMap } from '../smallMap';
-import { keepMarkerWarning } from './inlineControl';
+import { inlineDirectives, keepMarkerWarning, type InlineDirective } from './inlineControl';
 
 export type SliceKind = 'frontmatter' | 'preamble' | 'section';
 
@@ -90,6 +90,8 @@ export interface SliceAnalysis extends Readonly<SliceDetail> {
   toonFences?: CoreDiagnostic[];
   /** Memo: whether the slice text contains the word "toon" at all (else it holds no ```toon fence). */
   mentionsToon?: boolean;
+  /** Memo: the slice's inline control comments (slice-relative offsets and lines). */
+  directives?: InlineDirective[];
 }
 
 /** The parse-dependent part of a slice's analysis, computed from its text (or from its parse, when given). */
@@ -123,6 +125,8 @@ interface AnalysisExtra {
   stats: Stats | null;
   /** `toon/fence-decode` diagnostics of a slice that mentions "toon" (one without has none: nothing is kept for it). */
   fences: CoreDiagnostic[] | undefined;
+  /** The inline control comments of a slice that has any (one without has none: a flag says so). */
+  directives: InlineDirective[] | undefined;
 }
 
 const KINDS: readonly SliceKind[] = ['frontmatter', 'preamble', 'section'];
@@ -130,13 +134,15 @@ const PROFILES: readonly ProfileName[] = ['raw_prose', 'definitions', 'requireme
 const TOKENIZER_BITS: readonly (TokenizerName | null)[] = [null, 'o200k_base', 'cl100k_base', 'estimate'];
 
 // The analysis's small fields, packed into one small integer: kind (2 bits), heading level (3), empty body (1),
-// profile (3), the tokenizer of `count1` (2), whether the text mentions "toon" (2: unknown, no, yes).
+// profile (3), the tokenizer of `count1` (2), whether the text mentions "toon" (2: unknown, no, yes), whether it
+// has inline control comments (2: unknown, none, yes: in the extra object).
 const KIND_SHIFT = 0;
 const LEVEL_SHIFT = 2;
 const EMPTY_BIT = 1 << 5;
 const PROFILE_SHIFT = 6;
 const TOK_SHIFT = 9;
 const TOON_SHIFT = 11;
+const DIRECTIVES_SHIFT = 13;
 const field = (bits: number, shift: number, width: number) => (bits >> shift) & ((1 << width) - 1);
 
 /** Stats counts packed two to a small integer (15 bits each) when every one fits; else kept as an object. */
@@ -154,7 +160,7 @@ const pack2 = (x: number, y: number) => x | (y << 15);
  */
 // The compact fields are SliceAnalysis's, declared once there (all assigned by the constructor).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
-interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd' | 'key' | 'sourceTokens' | 'tokenMemo' | 'measurement' | 'remember' | 'stats' | 'profile' | 'title' | 'emptyBody' | 'section' | 'sourceAlnum' | 'mentionsToon' | 'toonFences'> {}
+interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd' | 'key' | 'sourceTokens' | 'tokenMemo' | 'measurement' | 'remember' | 'stats' | 'profile' | 'title' | 'emptyBody' | 'section' | 'sourceAlnum' | 'mentionsToon' | 'toonFences' | 'directives'> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 class Analysis implements SliceAnalysis {
   private detail: SliceDetail | null;
@@ -288,8 +294,18 @@ class Analysis implements SliceAnalysis {
     this.bits = (this.bits & ~(3 << TOON_SHIFT)) | ((v === undefined ? 0 : v ? 2 : 1) << TOON_SHIFT);
   }
 
+  get directives(): InlineDirective[] | undefined {
+    const t = field(this.bits, DIRECTIVES_SHIFT, 2);
+    return t === 0 ? undefined : t === 1 ? NO_DIRECTIVES : this.extra?.directives;
+  }
+  set directives(v: InlineDirective[] | undefined) {
+    const t = v === undefined ? 0 : v.length === 0 ? 1 : 2;
+    this.bits = (this.bits & ~(3 << DIRECTIVES_SHIFT)) | (t << DIRECTIVES_SHIFT);
+    if (t === 2 || this.extra) this.more().directives = t === 2 ? v : undefined;
+  }
+
   private more(): AnalysisExtra {
-    return (this.extra ??= { counts: null, memo: null, more: null, stats: null, fences: undefined });
+    return (this.extra ??= { counts: null, memo: null, more: null, stats: null, fences: undefined, directives: undefined });
   }
 
   get raw(): string {
@@ -390,7 +406,7 @@ class Analysis implements SliceAnalysis {
     const x = this.extra;
     if (x) {
       x.memo = null;
-      if (!x.counts && !x.more && !x.stats && !x.fences) this.extra = null;
+      if (!x.counts && !x.more && !x.stats && !x.fences && !x.directives) this.extra = null;
     }
   }
 }
@@ -474,6 +490,20 @@ const NO_DIAGNOSTICS: CoreDiagnostic[] = [];
  */
 export function sliceToonFenceDiagnostics(a: SliceAnalysis): CoreDiagnostic[] {
   return (a.toonFences ??= sliceMentionsToon(a) ? toonFenceDiagnostics(a.raw) : NO_DIAGNOSTICS);
+}
+
+/** Shared by the slices without inline control comments (never written). */
+const NO_DIRECTIVES: InlineDirective[] = [];
+
+/**
+ * The slice's inline control comments (`<!-- toonlens-… -->`), slice-relative offsets and lines, memoized. Slices
+ * start at document-level headings, which close every block markdown-it could have open (the slicer agrees with
+ * markdown-it on headings), so markdown-it parses a slice's HTML blocks as it parses them in the whole text, and
+ * the document's comments are its slices' shifted (a frontmatter slice excepted: see `planDirectives`). A slice
+ * that does not contain the word "toon" has none and is not parsed.
+ */
+export function sliceDirectives(a: SliceAnalysis): InlineDirective[] {
+  return (a.directives ??= sliceMentionsToon(a) ? inlineDirectives(a.raw) : NO_DIRECTIVES);
 }
 
 /**

@@ -11,7 +11,8 @@ import { toonFileDiagnostics } from '../toon/fences';
 import type { CoreDiagnostic } from '../types';
 import type { DiagnosticCode } from '../codes';
 import { LineIndex } from '../lineIndex';
-import { applyInlineDisables, inlineDirectives } from './inlineControl';
+import { applyInlineDisables, type InlineDirective } from './inlineControl';
+import { sliceDirectives } from './analysis';
 import { convertedFenceOf, fenceAtOffset, toonFencesOfPlan, type FenceAt } from './sectionFences';
 
 export { toonFileDiagnostics };
@@ -97,15 +98,39 @@ export function markdownDiagnostics(text: string, plan: PlanResult, fenceDiagnos
 }
 
 /**
- * `markdownDiagnostics` as steps (a yield every few hundred sections), so the server spreads a large document's
- * diagnostics over turns of its event loop and answers lens requests in between.
+ * The inline control comments of a planned text, in document order: each slice's own (parsed once per slice
+ * text and memoized with its analysis, see sliceDirectives), shifted to document offsets and lines. After an
+ * edit only the edited slice is parsed again, never the whole text. Frontmatter is metadata, not markdown: a
+ * comment inside it is no directive.
  */
-export function* markdownDiagnosticSteps(text: string, plan: PlanResult, fenceDiagnostics: readonly CoreDiagnostic[]): Generator<void, CoreDiagnostic[], void> {
+export function planDirectives(plan: PlanResult): InlineDirective[] {
+  const out: InlineDirective[] = [];
+  for (const s of plan.sections) {
+    if (s.slice.kind === 'frontmatter') continue;
+    const ds = sliceDirectives(s.analysis);
+    if (ds.length === 0) continue;
+    const at = s.slice.charStart;
+    const line = s.slice.lineStart - 1;
+    for (const d of ds) out.push({ ...d, start: d.start + at, end: d.end + at, line: d.line + line, endLine: d.endLine + line });
+  }
+  return out;
+}
+
+/**
+ * `markdownDiagnostics` as steps (a yield every few hundred sections), so the server spreads a large document's
+ * diagnostics over turns of its event loop and answers lens requests in between. `lineOf` gives an offset's
+ * 0-based line (the server passes its document's; by default a line index of the text is built when needed).
+ */
+export function* markdownDiagnosticSteps(text: string, plan: PlanResult, fenceDiagnostics: readonly CoreDiagnostic[], lineOf?: (offset: number) => number): Generator<void, CoreDiagnostic[], void> {
   const core = [...fenceDiagnostics, ...(yield* sectionWarningSteps(plan, text, toonFencesOfPlan(text, plan)))];
   core.sort((a, b) => a.range.start - b.range.start);
   yield;
-  const directives = inlineDirectives(text);
-  if (directives.length === 0) return core;
-  const index = new LineIndex(text);
-  return applyInlineDisables(core, directives, (offset) => index.positionAt(offset).line);
+  const directives = planDirectives(plan);
+  if (directives.length === 0 || core.length === 0) return core;
+  let line = lineOf;
+  if (!line) {
+    const index = new LineIndex(text);
+    line = (offset) => index.positionAt(offset).line;
+  }
+  return applyInlineDisables(core, directives, line);
 }

@@ -1,0 +1,144 @@
+// Inline control comments are read per slice (docs/markdown-editor.md, "Inline control comments"): each slice's
+// comments are parsed once per slice text and shifted to the document, so an edit re-parses only the edited slice
+// instead of the whole text. They must be the comments markdown-it finds in the whole text: on random documents
+// of headings, fences, HTML blocks, lists, quotes, tables and comments of every kind (one or more lines, inside
+// code, after a list), and on every markdown file of the repository with comments inserted. Frontmatter is
+// metadata: a comment inside it is no directive, and those after it are the ones markdown-it finds in the text
+// after it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import MarkdownIt from 'markdown-it';
+import { EngineCache, planDocument, runSteps, toonFenceDiagnosticSteps } from '../../server/src/core/markdown/engine';
+import { markdownDiagnostics, planDirectives, sectionWarningDiagnostics } from '../../server/src/core/markdown/diagnostics';
+import { applyInlineDisables, inlineDirectives, type InlineDirective } from '../../server/src/core/markdown/inlineControl';
+import { LineIndex } from '../../server/src/core/lineIndex';
+import { CORPUS_INPUTS, FIXTURES, REPO_ROOT } from '../paths';
+
+const COMMENTS = [
+  '<!-- toonlens-disable -->',
+  '<!-- toonlens-disable toon/vague-rule -->',
+  '<!-- toonlens-enable -->',
+  '<!-- toonlens-enable vague-rule -->',
+  '<!-- toonlens-disable-line -->',
+  '<!-- toonlens-disable-next-line toon/long-section, duplicate_rule -->',
+  '<!-- toonlens: keep -->',
+  '<!--\ntoonlens-disable-next-line\n-->',
+  '<!-- toonlens-disable',
+  '-->',
+  '  <!-- toonlens-disable -->',
+  '- <!-- toonlens-disable -->',
+  '> <!-- toonlens-enable -->',
+  '`<!-- toonlens-disable -->`',
+  '<div>\n<!-- toonlens-disable -->\n</div>',
+];
+const LINES = ['# Heading', '## Sub', 'Title', '===', '---', '```', '~~~', '    indented', '- item', '  continued', '1. first', '> quote', '<div>', '</div>', '<pre>', '</pre>', '<!--', '| a | b |', '|---|---|', 'Always do it.', 'Never do it.', 'key: value', '', '', 'text'];
+
+/** The directives of the text after a frontmatter that ends at `end` (0-based line `line`), as document positions. */
+function after(text: string, end: number, line: number): InlineDirective[] {
+  return inlineDirectives(text.slice(end)).map((d) => ({ ...d, start: d.start + end, end: d.end + end, line: d.line + line, endLine: d.endLine + line }));
+}
+
+/** What the whole text's parse gives (frontmatter left out). */
+function wholeText(text: string): InlineDirective[] {
+  const plan = planDocument(text);
+  const fm = plan.sections[0]?.slice.kind === 'frontmatter' ? plan.sections[0].slice : undefined;
+  return fm ? after(text, fm.charEnd, fm.lineEnd) : inlineDirectives(text);
+}
+
+const md = MarkdownIt('commonmark').enable(['table', 'strikethrough']);
+
+/**
+ * Whether the slices start where markdown-it's document-level headings are (after the frontmatter). The claim is
+ * about such documents: where the slicer and markdown-it disagree on a heading (test/unit/engine-core.test.ts
+ * checks they agree), a slice's comments are read as the sections the user sees them.
+ */
+function slicedAsMarkdownIt(text: string): boolean {
+  const plan = planDocument(text);
+  const fm = plan.sections[0]?.slice.kind === 'frontmatter' ? plan.sections[0].slice : undefined;
+  const body = fm ? text.slice(fm.charEnd) : text;
+  const shift = fm ? fm.lineEnd : 0;
+  const expected = md.parse(body.replace(/^\uFEFF/, ''), {}).filter((t) => t.type === 'heading_open' && t.level === 0).map((t) => t.map![0] + shift + 1);
+  return JSON.stringify(plan.sections.filter((s) => s.slice.kind === 'section').map((s) => s.slice.lineStart)) === JSON.stringify(expected);
+}
+
+const doc = fc
+  .record({
+    frontmatter: fc.constantFrom(undefined, '---\ntitle: x\n---\n', '---\n<!-- toonlens-disable -->\n---\n', '---\n<!--\n---\n'),
+    lines: fc.array(fc.oneof({ arbitrary: fc.constantFrom(...LINES), weight: 3 }, { arbitrary: fc.constantFrom(...COMMENTS), weight: 1 }), { maxLength: 60 }),
+    eol: fc.constantFrom('\n', '\r\n'),
+  })
+  .map(({ frontmatter, lines, eol }) => ((frontmatter ?? '') + lines.join('\n') + '\n').replace(/\n/g, eol));
+
+test('a plan\'s directives are those of the whole text\'s parse (random documents)', () => {
+  const cache = new EngineCache();
+  fc.assert(
+    fc.property(doc, (text) => {
+      fc.pre(slicedAsMarkdownIt(text));
+      assert.deepEqual(planDirectives(cache.plan(text)), wholeText(text));
+    }),
+    { numRuns: 1500 },
+  );
+});
+
+test('after an edit, the directives of the reused slices and the edited one are the whole text\'s', () => {
+  const cache = new EngineCache();
+  fc.assert(
+    fc.property(doc, fc.nat(), fc.constantFrom(...COMMENTS, ...LINES), (text, at, insert) => {
+      cache.plan(text);
+      const lines = text.split('\n');
+      const i = at % lines.length;
+      const edited = [...lines.slice(0, i), insert, ...lines.slice(i)].join('\n');
+      fc.pre(slicedAsMarkdownIt(edited));
+      assert.deepEqual(planDirectives(cache.plan(edited)), wholeText(edited));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+function markdownFiles(): { name: string; text: string }[] {
+  const dirs = [CORPUS_INPUTS, path.join(REPO_ROOT, 'examples', 'markdown'), path.join(FIXTURES, 'markdown')];
+  return dirs.flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.md') && !f.startsWith('LICENSE')).map((f) => ({ name: f, text: readFileSync(path.join(dir, f), 'utf8') })));
+}
+
+test('on the repository\'s markdown with comments inserted, directives and diagnostics are the whole text\'s', () => {
+  const files = markdownFiles();
+  assert.ok(files.length >= 20, `${files.length} markdown files`);
+  let filtered = 0;
+  for (const { name, text } of files) {
+    const lines = text.split('\n');
+    // A comment before every seventh line, of a kind chosen by its position.
+    const withComments = lines.flatMap((l, i) => (i % 7 === 3 ? [COMMENTS[i % COMMENTS.length]!, l] : [l])).join('\n');
+    const plan = planDocument(withComments);
+    const ds = planDirectives(plan);
+    assert.deepEqual(ds, wholeText(withComments), name);
+    // The diagnostics are the unfiltered ones minus what the whole text's directives switch off.
+    const all = markdownDiagnostics(withComments, plan);
+    const index = new LineIndex(withComments);
+    const unfiltered = [...runSteps(toonFenceDiagnosticSteps(withComments, plan)), ...sectionWarningDiagnostics(plan, withComments)].sort((a, b) => a.range.start - b.range.start);
+    const expected = applyInlineDisables(unfiltered, wholeText(withComments), (o) => index.positionAt(o).line);
+    assert.deepEqual(all.map((d) => [d.code, d.range.start, d.range.end]), expected.map((d) => [d.code, d.range.start, d.range.end]), name);
+    filtered += unfiltered.length - all.length;
+  }
+  assert.ok(filtered > 0, 'some diagnostic was switched off');
+});
+
+test('an edit parses the comments of the edited slice only: the others are read from their analyses', () => {
+  const cache = new EngineCache();
+  const sections = Array.from({ length: 40 }, (_, i) => `## Section ${i}\n\n${i % 5 === 0 ? '<!-- toonlens-disable-next-line -->\n' : ''}- Always do ${i}.\n- Never skip ${i}.\n`);
+  const text = sections.join('\n');
+  const plan = cache.plan(text);
+  const before = planDirectives(plan);
+  assert.equal(before.length, 8);
+  // Every slice's comments are memoized with its analysis (none parsed for a slice that never says "toon").
+  for (const s of plan.sections) assert.ok(s.analysis.directives !== undefined, s.slice.heading ?? s.slice.kind);
+  const at = text.indexOf('Always do 17');
+  const edited = text.slice(0, at) + 'x' + text.slice(at);
+  const next = cache.plan(edited);
+  const reused = next.sections.filter((s, i) => s.analysis === plan.sections[i]!.analysis);
+  assert.equal(reused.length, plan.sections.length - 1, 'only the edited slice is analysed again');
+  for (const s of reused) assert.ok(s.analysis.directives !== undefined);
+  assert.deepEqual(planDirectives(next).map((d) => [d.line, d.start > at ? d.start - 1 : d.start]), before.map((d) => [d.line, d.start]));
+});
