@@ -188,11 +188,19 @@ class HeadingScan {
   /** Whether the last non-blank line inside the list was paragraph text (lazy continuation possible). */
   listPara = false;
   listBlankSeen = false;
+  /** The open item began on an empty line and holds nothing yet (a blank line then ends it). */
+  listEmpty = false;
+  /** An HTML block open inside the list item, with its end condition. */
+  listHtml: HtmlEnd | null = null;
   /** Document-level paragraph: its first line, or -1; and its lines (for a setext heading's text). */
   paraStart = -1;
   paraLines: string[] = [];
   inTable = false;
+  /** Whether the open block quote's last line was paragraph text (lazy continuation possible). */
   quotePara = false;
+  /** The last block-quote line, and the HTML block or fence open inside that quote after it. */
+  quoteLast = -2;
+  quoteOpen: { html: HtmlEnd } | { fence: OpenFence } | null = null;
   /** Next '|' at or after the current line (monotonic, so the search stays linear). */
   nextPipe = -2;
 
@@ -281,8 +289,36 @@ function blankLine(s: HeadingScan): void {
   if (s.listCol >= 0) {
     s.listPara = false;
     s.listBlankSeen = true;
+    if (s.listHtml === 'blank') s.listHtml = null;
+    // An item may begin with at most one blank line: one that began empty ends here.
+    if (s.listEmpty) s.listCol = -1;
   }
 }
+
+/**
+ * Whether a line inside a container (after its markers: a quote's `>`, a list item's indent) is paragraph text,
+ * so that a lazy continuation line may follow it. `paraOpen`: the container's last line was paragraph text.
+ * Opening fences and HTML blocks are the callers' (they stay open over lines).
+ */
+function containerParagraph(inner: string, paraOpen: boolean): boolean {
+  const ind = indentOf(inner);
+  const r = inner.slice(ind.chars);
+  if (r.trim() === '') return false;
+  if (ind.cols >= 4) return paraOpen; // indented code, unless it continues a paragraph
+  if (ATX.test(r) || THEMATIC.test(r) || fenceOpener(r, 0, false) || (paraOpen && SETEXT.test(r)) || htmlStart(r, paraOpen)) return false;
+  if (r.charCodeAt(0) === 62 /* > */) return containerParagraph(r.slice(1).replace(/^[ \t]/, ''), paraOpen);
+  const bm = BULLET.exec(r);
+  const om = bm ? null : ORDERED.exec(r);
+  if (bm || om) {
+    const after = r.slice(bm ? 1 : om![1]!.length + 1);
+    const empty = after.trim() === '';
+    if (paraOpen && (empty || (bm === null && om![1] !== '1'))) return true; // cannot interrupt: paragraph text
+    if (empty || indentOf(after).cols > 4) return false;
+    return containerParagraph(after.slice(indentOf(after).chars), false);
+  }
+  return true;
+}
+
 
 /** The fence that `rest` opens (a backtick fence's info string holds no backtick), or null. */
 function fenceOpener(rest: string, base: number, listed: boolean): OpenFence | null {
@@ -294,6 +330,13 @@ function fenceOpener(rest: string, base: number, listed: boolean): OpenFence | n
 /** A line indented to the open list's content column belongs to the list item. */
 function listContinuationLine(s: HeadingScan, line: string): void {
   const inner = stripCols(line, s.listCol);
+  s.listEmpty = false;
+  if (s.listHtml) {
+    if (s.listHtml !== 'blank' && s.listHtml.test(inner)) s.listHtml = null;
+    s.listPara = false;
+    s.listBlankSeen = false;
+    return;
+  }
   const innerIndent = indentOf(inner);
   const innerRest = inner.slice(innerIndent.chars);
   const fence = innerIndent.cols < 4 ? fenceOpener(innerRest, s.listCol, true) : null;
@@ -302,7 +345,11 @@ function listContinuationLine(s: HeadingScan, line: string): void {
     s.listPara = false;
     return;
   }
-  s.listPara = !(innerIndent.cols >= 4 && !s.listPara) && !ATX.test(innerRest) && !THEMATIC.test(innerRest);
+  const html = innerIndent.cols < 4 ? htmlStart(innerRest, s.listPara) : null;
+  if (html) {
+    if (!(html !== 'blank' && html.test(inner))) s.listHtml = html;
+    s.listPara = false;
+  } else s.listPara = containerParagraph(inner, s.listPara);
   s.listBlankSeen = false;
 }
 
@@ -359,11 +406,39 @@ function htmlOpenLine(s: HeadingScan, line: string, rest: string, lazyCandidate:
 }
 
 /** Block quote: its lines never hold document-level headings; only whether a lazy paragraph line may follow matters. */
-function quoteLine(s: HeadingScan, rest: string): boolean {
+function quoteLine(s: HeadingScan, li: number, rest: string): boolean {
   if (rest.charCodeAt(0) !== 62 /* > */) return false;
+  const paraOpen = s.quotePara;
+  const open = s.quoteLast === li - 1 ? s.quoteOpen : null;
   s.endBlocks();
-  const inner = rest.slice(1).replace(/^[ \t]/, '').trim();
-  s.quotePara = inner !== '' && !FENCE_OPEN.test(inner) && !ATX.test(inner);
+  s.quoteLast = li;
+  s.quoteOpen = null;
+  const inner = rest.slice(1).replace(/^[ \t]/, '');
+  const ind = indentOf(inner);
+  const r = inner.slice(ind.chars);
+  if (open && 'html' in open) {
+    // Inside the quote's HTML block: it ends on a blank quote line or its end marker.
+    if (open.html === 'blank' ? r.trim() !== '' : !open.html.test(inner)) s.quoteOpen = open;
+    return true;
+  }
+  if (open) {
+    const m = ind.cols < 4 ? /^(`{3,}|~{3,})[ \t]*$/.exec(r) : null;
+    if (!(m && m[1]![0] === open.fence.ch && m[1]!.length >= open.fence.len)) s.quoteOpen = open;
+    return true;
+  }
+  if (ind.cols < 4) {
+    const fence = fenceOpener(r, 0, false);
+    if (fence) {
+      s.quoteOpen = { fence };
+      return true;
+    }
+    const html = htmlStart(r, paraOpen);
+    if (html) {
+      if (!(html !== 'blank' && html.test(inner))) s.quoteOpen = { html };
+      return true;
+    }
+  }
+  s.quotePara = containerParagraph(inner, paraOpen);
   return true;
 }
 
@@ -374,28 +449,33 @@ function thematicLine(s: HeadingScan, rest: string): boolean {
 }
 
 /** A list item's first line (when it may start here: an item interrupting a paragraph must not be empty or start at 1 ≠ 1). */
-function listItemLine(s: HeadingScan, cols: number, rest: string, lazyCandidate: boolean): boolean {
+function listItemLine(s: HeadingScan, cols: number, rest: string): boolean {
   const bm = BULLET.exec(rest);
   const om = bm ? null : ORDERED.exec(rest);
   if (!bm && !om) return false;
   const markerLen = bm ? 1 : om![1]!.length + 1;
   const after = rest.slice(markerLen);
   const empty = after.trim() === '';
-  const interrupting = s.paraStart >= 0 || (lazyCandidate && s.listCol < 0);
-  if (interrupting && (empty || (bm === null && om![1] !== '1'))) return false;
+  // (markdown-it lets any item end a block quote's lazy paragraph: only a document-level paragraph restricts.)
+  if (s.paraStart >= 0 && (empty || (bm === null && om![1] !== '1'))) return false;
   const afterIndent = indentOf(after);
   const markerCol = cols + markerLen;
   s.endBlocks();
   s.listCol = empty || afterIndent.cols > 4 ? markerCol + 1 : markerCol + afterIndent.cols;
-  s.listPara = !empty;
   s.listBlankSeen = false;
-  // A fence may open on the item's first line.
+  s.listEmpty = empty;
+  s.listHtml = null;
+  // A fence or an HTML block may open on the item's first line.
   const innerRest = after.slice(afterIndent.chars);
   const fence = !empty && afterIndent.cols <= 4 ? fenceOpener(innerRest, s.listCol, true) : null;
+  const html = !empty && !fence && afterIndent.cols <= 4 ? htmlStart(innerRest, false) : null;
   if (fence) {
     s.fence = fence;
     s.listPara = false;
-  } else if (!empty && (ATX.test(innerRest) || THEMATIC.test(innerRest))) s.listPara = false;
+  } else if (html) {
+    if (!(html !== 'blank' && html.test(innerRest))) s.listHtml = html;
+    s.listPara = false;
+  } else s.listPara = !empty && afterIndent.cols <= 4 && containerParagraph(innerRest, false);
   return true;
 }
 
@@ -452,7 +532,7 @@ export function scanHeadings(lines: LineIndex, from: number, end?: ScanEnd): Hea
     }
     const lazyCandidate = (s.listCol >= 0 && s.listPara && !s.listBlankSeen) || s.quotePara;
     if (atxLine(s, li, rest) || setextLine(s, li, rest) || fenceOpenLine(s, rest) || htmlOpenLine(s, line, rest, lazyCandidate)) continue;
-    if (quoteLine(s, rest) || thematicLine(s, rest) || listItemLine(s, cols, rest, lazyCandidate)) continue;
+    if (quoteLine(s, li, rest) || thematicLine(s, rest) || listItemLine(s, cols, rest)) continue;
     if (lazyCandidate || s.inTable) continue; // paragraph continuation inside the list or quote; table rows
     if (tableStart(s, li, rest)) {
       li++; // the delimiter row
@@ -462,7 +542,7 @@ export function scanHeadings(lines: LineIndex, from: number, end?: ScanEnd): Hea
     s.paragraphLine(li, rest);
   }
   if (end) {
-    end.clean = !s.fence && !s.html && s.listCol < 0 && s.paraStart < 0 && !s.inTable && !s.quotePara;
+    end.clean = !s.fence && !s.html && s.listCol < 0 && s.paraStart < 0 && !s.inTable && !s.quotePara && !(s.quoteOpen && s.quoteLast === count - 1);
     end.atxSafe = !s.fence && !s.html && s.listCol < 0;
     end.atxSafeAtColumn0 = !s.fence && !s.html;
   }
