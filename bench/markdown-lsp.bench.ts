@@ -26,6 +26,7 @@ import { setTimeout as pause } from 'node:timers/promises';
 import { IDLE_COMMAND } from '../server/src/features/idle';
 import { LspHarness } from '../test/lsp/harness';
 import { corpusMarkdownDocument, markdownDocument, paragraphEditPoints, type EditPoints } from './markdown-gen';
+import { convertSectionEdit, planDocument } from '../server/src/core/markdown/engine';
 import { markdownTable, row, sample, time, type BenchRow } from './stats';
 
 function vmRSS(pid: number): number {
@@ -164,10 +165,38 @@ export const generatedDocument = (mb: number): BenchDocument => ({ key: `${mb} M
 export const corpusDocument = (): BenchDocument => ({ key: 'corpus 4 MB', text: corpusMarkdownDocument(4_100_000), kind: 'real markdown (the producer corpus repeated)', points: paragraphEditPoints });
 
 /**
+ * The same real markdown after a user's work: every other section that converts is converted to TOON (the
+ * ```toon fence Convert writes, engine's convertSectionEdit) and every tenth heading has an inline disable
+ * comment above it — what lenses, fences and diagnostics read per slice instead of parsing the whole text.
+ */
+export function convertedCorpusDocument(): BenchDocument {
+  let text = corpusMarkdownDocument(4_100_000);
+  const plan = planDocument(text);
+  const sections = plan.sections.filter((s) => s.slice.kind === 'section');
+  const converting = sections.filter((s) => s.action === 'convert' && s.candidate).filter((_, i) => i % 2 === 0);
+  const commented = new Set(sections.filter((_, i) => i % 10 === 5).map((s) => s.slice.charStart));
+  // In document order, applied in one pass (edits do not overlap: a comment goes before a heading, a conversion after it).
+  const edits = [
+    ...converting.map((s) => convertSectionEdit(text, s.slice, s.candidate!)),
+    ...[...commented].map((at) => ({ start: at, end: at, newText: '<!-- toonlens-disable-next-line toon/long-section -->\n' })),
+  ].sort((a, b) => a.start - b.start);
+  const parts: string[] = [];
+  let at = 0;
+  for (const e of edits) {
+    parts.push(text.slice(at, e.start), e.newText);
+    at = e.end;
+  }
+  parts.push(text.slice(at));
+  text = parts.join('');
+  if (converting.length < 20) throw new Error(`only ${converting.length} sections converted`);
+  return { key: 'corpus 4 MB converted', text, kind: `real markdown, ${converting.length} sections converted to TOON and ${commented.size} disable comments`, points: paragraphEditPoints };
+}
+
+/**
  * Cold, first-edit and later-edit lenses for one document over `runs` fresh servers (medians over the runs;
  * later edits pooled), then RSS over min(runs, 3) more.
  */
-async function editRows(doc: BenchDocument, runs: number, later: number, log: (s: string) => void): Promise<BenchRow[]> {
+async function editRows(doc: BenchDocument, runs: number, later: number, log: (s: string) => void, memory = true): Promise<BenchRow[]> {
   const { text, key, points } = doc;
   const fileMB = Buffer.byteLength(text) / 1e6;
   const size = `${fileMB.toFixed(1)} MB ${doc.kind}`;
@@ -181,7 +210,7 @@ async function editRows(doc: BenchDocument, runs: number, later: number, log: (s
     log(`  ${key} run ${r + 1}: cold ${x.cold.toFixed(0)} ms (markdown-it ${parse.median.toFixed(0)} ms); edits → lenses ${edits} ms`);
   }
   const ms: MemoryRun[] = [];
-  for (let r = 0; r < Math.min(runs, 3); r++) {
+  for (let r = 0; r < (memory ? Math.min(runs, 3) : 0); r++) {
     const x = await memoryRun(text, later, points);
     ms.push(x);
     const gc = x.gc ? `; idle collections ${x.gc.collections}, ${x.gc.ms.toFixed(0)} ms in all` : '';
@@ -189,10 +218,14 @@ async function editRows(doc: BenchDocument, runs: number, later: number, log: (s
   }
   const cold = sample(rs.map((x) => x.cold));
   const S = 'Markdown';
-  return [
+  const timing = [
     row(S, `LSP didOpen → code lenses (cold, fresh server), ${size}`, cold, 'ms', { name: 'markdown-it parse in-process', value: parse }),
     row(S, `LSP first one-character edit after open → lenses, ${size}`, sample(rs.map((x) => x.first)), 'ms', { name: 'LSP cold lenses', value: cold }, { max: 0.05, label: '≤ 0.05× cold' }),
     row(S, `LSP later one-character edits → lenses, ${size}`, sample(rs.flatMap((x) => x.later)), 'ms', { name: 'LSP cold lenses', value: cold }, { max: 0.05, label: '≤ 0.05× cold' }),
+  ];
+  if (!memory) return timing;
+  return [
+    ...timing,
     row(S, `server RSS after ${later + 1} edits, ${size}`, sample(ms.map((x) => x.afterEdits)), 'MB', { name: 'RSS after open', value: sample(ms.map((x) => x.afterOpen)) }, { max: 1.1, label: 'flat (≤ 1.1×)' }),
     row(S, `server RSS growth (after edits − idle), ${size}`, sample(ms.map((x) => x.afterEdits - x.idle)), 'MB', { name: 'file size', value: sample([fileMB]) }, { max: 4, label: '≤ 4× file' }),
     row(S, `server RSS growth (after edits − warm server: a small markdown document open), ${size}`, sample(ms.map((x) => x.afterEdits - x.warm)), 'MB', { name: 'file size', value: sample([fileMB]) }, { max: 4, label: '≤ 4× file' }),
@@ -262,7 +295,10 @@ export async function markdownLspRows(opts: { runs?: number; sizes?: number[]; c
   const t0 = performance.now();
   const rows: BenchRow[] = [];
   for (const mb of opts.sizes ?? [1, 4, 8]) rows.push(...(await editRows(generatedDocument(mb), runs, opts.edits ?? 3, log)));
-  if (opts.corpus ?? true) rows.push(...(await editRows(corpusDocument(), runs, opts.edits ?? 3, log)));
+  if (opts.corpus ?? true) {
+    rows.push(...(await editRows(corpusDocument(), runs, opts.edits ?? 3, log)));
+    rows.push(...(await editRows(convertedCorpusDocument(), runs, opts.edits ?? 3, log, false)));
+  }
   const hoverRuns = opts.hoverRuns ?? Math.min(runs, 3);
   if (hoverRuns > 0) rows.push(...(await hoverDuringAnalysis(hoverRuns, log)));
   log(`  (markdown LSP rows: ${((performance.now() - t0) / 1000).toFixed(0)} s)`);

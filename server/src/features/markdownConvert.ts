@@ -18,7 +18,7 @@ import { convertSectionEdit, type PlanResult, type SectionResult } from '../core
 import { originalRecordFor, revertDescription, revertEdit, type OriginalRecord } from '../core/markdown/revert';
 import type { FeatureContext, FeatureModule } from './feature';
 import { COMMANDS, REMEMBER_ORIGINALS_COMMAND } from './protocol';
-import { charsChange, fmtSavingsPct, headingText, isMarkdownDocument, markdownPlans, type MarkdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset, sectionStartingAt } from './markdownPlans';
+import { charsChange, fmtSavingsPct, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset, sectionStartingAt } from './markdownPlans';
 import { convertedFenceOf, fenceAtOffset, flushOriginals, originals, toonFencesOf, type FenceAt } from './markdownFences';
 import { contentModified, isCancellation, requestCancelled, runSliced } from './timeSlice';
 
@@ -109,9 +109,9 @@ export function convertAllWorkspaceEdit(doc: TextDocument, sections: readonly Co
   return edits.length ? versioned(doc, edits) : undefined;
 }
 
-/** The fence whose extent contains `offset`. */
-export function fenceAt(doc: TextDocument, offset: number): FenceAt | undefined {
-  return fenceAtOffset(toonFencesOf(doc), offset);
+/** The fence whose extent contains `offset` (`plan`: the document's plan of this version). */
+export function fenceAt(doc: TextDocument, offset: number, plan: PlanResult): FenceAt | undefined {
+  return fenceAtOffset(toonFencesOf(doc, plan), offset);
 }
 
 /** What Convert remembers for exact Revert: one record per converted section. */
@@ -140,10 +140,11 @@ export function convertAnywayQuestion(s: SectionResult): { message: string; deta
 const RESTRICTED = 'restricted mode: ToonLens does not edit files in an untrusted workspace (trust the workspace to convert or revert)';
 
 /** The fence a converted section consists of, when `offset` is in that section (on its heading, say). */
-function convertedFenceAtHeading(doc: TextDocument, offset: number, plans: MarkdownPlans): FenceAt | undefined {
-  if (!toonFencesOf(doc).length) return undefined;
-  const s = sectionAtOffset(plans.planFor(doc), offset);
-  return s ? convertedFenceOf(doc.getText(), s, toonFencesOf(doc)) : undefined;
+function convertedFenceAtHeading(doc: TextDocument, offset: number, plan: PlanResult): FenceAt | undefined {
+  const fences = toonFencesOf(doc, plan);
+  if (!fences.length) return undefined;
+  const s = sectionAtOffset(plan, offset);
+  return s ? convertedFenceOf(doc.getText(), s, fences) : undefined;
 }
 
 function sectionFromArg(doc: TextDocument, plan: PlanResult, a: SectionArg): SectionResult | undefined {
@@ -187,7 +188,7 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       const { doc } = m;
       const s = sectionFromArg(doc, m.plan, a!);
       if (!s) return { applied: false, message: 'no measured section here' };
-      if (convertedFenceOf(doc.getText(), s, toonFencesOf(doc))) return { applied: false, message: `“${headingText(s)}” is TOON already (a \`\`\`toon fence): Revert to Markdown goes back` };
+      if (convertedFenceOf(doc.getText(), s, toonFencesOf(doc, m.plan))) return { applied: false, message: `“${headingText(s)}” is TOON already (a \`\`\`toon fence): Revert to Markdown goes back` };
       if (keptByMarker(s)) return { applied: false, message: `“${headingText(s)}” says <!-- toonlens: keep -->: it stays markdown` };
       if (!convertible(s)) return { applied: false, message: `“${headingText(s)}” has no TOON candidate that decodes` };
       if (s.action !== 'convert') {
@@ -205,7 +206,8 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       if (typeof doc === 'string') return { applied: false, message: doc };
       const text = doc.getText();
       const offset = typeof a!.sectionStart === 'number' ? a!.sectionStart : a!.position ? doc.offsetAt(a!.position) : -1;
-      const at = fenceAt(doc, offset) ?? convertedFenceAtHeading(doc, offset, plans);
+      const plan = plans.planFor(doc);
+      const at = fenceAt(doc, offset, plan) ?? convertedFenceAtHeading(doc, offset, plan);
       if (!at) return { applied: false, message: 'the cursor is not in a ```toon fence' };
       let e;
       try {
@@ -281,7 +283,8 @@ export const markdownConvertFeature: FeatureModule = {
           const trusted = ctx.isTrusted();
           const disabled = (title: string): CodeAction[] =>
             ctx.clientCapabilities.textDocument?.codeAction?.disabledSupport ? [{ title, kind: CodeActionKind.RefactorRewrite, disabled: { reason: RESTRICTED } }] : [];
-          const at = fenceAt(current, offset) ?? convertedFenceAtHeading(current, offset, plans);
+          const plan = plans.planFor(current, settings);
+          const at = fenceAt(current, offset, plan) ?? convertedFenceAtHeading(current, offset, plan);
           if (at) {
             if (!trusted) return disabled('Revert to Markdown');
             try {
@@ -296,7 +299,7 @@ export const markdownConvertFeature: FeatureModule = {
             }
             return actions;
           }
-          const s = sectionAtOffset(plans.planFor(current, settings), offset);
+          const s = sectionAtOffset(plan, offset);
           if (convertible(s)) {
             const v = s.verdict!;
             const title = `Convert section to TOON (${savesOrCosts(v.token_estimates.savings, 'token')}, verdict ${v.verdict.replace(/_/g, ' ')})`;

@@ -8,27 +8,28 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { measureChars, type MeasuredChars } from '../core/markdown/measure';
 import { DEFAULT_TOKENIZER, tokenizer, type TokenizerName } from '../core/tokens';
 import { fenceKey, revertEdit, type OriginalsStore, type RevertEdit } from '../core/markdown/revert';
-import { convertedFenceOf, fenceAtOffset, toonFencesIn, toonFencesOfPlan, type FenceAt } from '../core/markdown/sectionFences';
+import { convertedFenceOf, fenceAtOffset, toonFencesOfPlan, type FenceAt } from '../core/markdown/sectionFences';
 import type { PlanResult } from '../core/markdown/engine';
 import { createOriginalsStore } from '../node/originals';
 import { serverWork } from './idle';
 
 export type { FenceAt };
-export { toonFencesIn, fenceAtOffset, convertedFenceOf };
+export { fenceAtOffset, convertedFenceOf };
 
 // The text's length, not the text: the memo must not keep a version alive (an idle document holds its text compactly).
 const memo = new Map<string, { version: number; length: number; fences: FenceAt[] }>();
 const MEMO_MAX = 64;
 
 /**
- * The ```toon fences of a document's current version (memoized). With the plan of that version, a document
- * none of whose slices says "toon" is answered from the slices' memos, without scanning the text.
+ * The ```toon fences of a document's current version (memoized), from the plan of that version: each slice's
+ * fences are memoized with its analysis, so a version costs a parse of the edited slices only (none when they
+ * do not say "toon"), never of the whole text.
  */
-export function toonFencesOf(doc: TextDocument, plan?: PlanResult): FenceAt[] {
+export function toonFencesOf(doc: TextDocument, plan: PlanResult): FenceAt[] {
   const text = doc.getText();
   const m = memo.get(doc.uri);
   if (m && m.version === doc.version && m.length === text.length) return m.fences;
-  const fences = plan ? toonFencesOfPlan(text, plan) : toonFencesIn(text);
+  const fences = toonFencesOfPlan(plan);
   memo.delete(doc.uri);
   memo.set(doc.uri, { version: doc.version, length: text.length, fences });
   if (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value!);

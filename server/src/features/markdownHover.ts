@@ -86,7 +86,7 @@ export function markdownHover(doc: TextDocument, offset: number, plans: ReturnTy
   // Only the heading line(s) (or a preamble's first line) carry the hover: elsewhere the text is the user's.
   const end = s.slice.kind === 'section' ? s.slice.headingEnd : doc.offsetAt({ line: doc.positionAt(s.slice.charStart).line + 1, character: 0 });
   if (offset > end || offset < s.slice.charStart) return undefined;
-  const fence = convertedFenceOf(doc.getText(), s, toonFencesOf(doc));
+  const fence = convertedFenceOf(doc.getText(), s, toonFencesOf(doc, plan));
   const value = fence ? fenceHoverMarkdown(doc.getText(), s, fence, plan.tokenizer) : sectionHoverMarkdown(s);
   if (value === undefined) return undefined;
   return {

@@ -238,7 +238,7 @@ export class MarkdownPlans {
   async fenceDiagnostics(doc: TextDocument, plan: PlanResult): Promise<CoreDiagnostic[]> {
     const st = this.state(doc.uri);
     const version = doc.version;
-    return serverWork.track(runSliced(toonFenceDiagnosticSteps(doc.getText(), plan), () => (this.docs.get(doc.uri) !== st || (st.done && st.done.version !== version) ? contentModified() : undefined)));
+    return serverWork.track(runSliced(toonFenceDiagnosticSteps(plan), () => (this.docs.get(doc.uri) !== st || (st.done && st.done.version !== version) ? contentModified() : undefined)));
   }
 
   /** Whether a document's text waits to be held compactly ({@link compactIdle}). */

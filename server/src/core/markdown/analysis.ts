@@ -7,7 +7,7 @@ import { LineIndex } from '../lineIndex';
 import { bodyValue, sliceKey, type JsonObject, type JsonValue } from './model';
 import { CandidateSet } from './candidate';
 import { detach, fnv1a, sentences } from './text';
-import { toonFenceDiagnostics } from '../toon/fences';
+import { toonFenceDiagnostics, type ToonFence } from '../toon/fences';
 import type { CoreDiagnostic } from '../types';
 import { modelAlnum, sourceAlnum } from './coverage';
 import type { Tokenizer, TokenizerName } from '../tokens';
@@ -92,6 +92,15 @@ export interface SliceAnalysis extends Readonly<SliceDetail> {
   mentionsToon?: boolean;
   /** Memo: the slice's inline control comments (slice-relative offsets and lines). */
   directives?: InlineDirective[];
+  /** Memo: the slice's ```toon fences with their extents (slice-relative offsets and lines; see sectionFences.ts). */
+  toonFenceList?: SliceFence[];
+}
+
+/** A ```toon fence of a slice with its extent (start of its opening line, end of its closing line). */
+export interface SliceFence {
+  fence: ToonFence;
+  start: number;
+  end: number;
 }
 
 /** The parse-dependent part of a slice's analysis, computed from its text (or from its parse, when given). */
@@ -127,6 +136,8 @@ interface AnalysisExtra {
   fences: CoreDiagnostic[] | undefined;
   /** The inline control comments of a slice that has any (one without has none: a flag says so). */
   directives: InlineDirective[] | undefined;
+  /** The ```toon fences of a slice that has any (likewise). */
+  toonFenceList: SliceFence[] | undefined;
 }
 
 const KINDS: readonly SliceKind[] = ['frontmatter', 'preamble', 'section'];
@@ -135,7 +146,7 @@ const TOKENIZER_BITS: readonly (TokenizerName | null)[] = [null, 'o200k_base', '
 
 // The analysis's small fields, packed into one small integer: kind (2 bits), heading level (3), empty body (1),
 // profile (3), the tokenizer of `count1` (2), whether the text mentions "toon" (2: unknown, no, yes), whether it
-// has inline control comments (2: unknown, none, yes: in the extra object).
+// has inline control comments (2: unknown, none, yes: in the extra object), whether it has ```toon fences (2: same).
 const KIND_SHIFT = 0;
 const LEVEL_SHIFT = 2;
 const EMPTY_BIT = 1 << 5;
@@ -143,6 +154,7 @@ const PROFILE_SHIFT = 6;
 const TOK_SHIFT = 9;
 const TOON_SHIFT = 11;
 const DIRECTIVES_SHIFT = 13;
+const FENCE_LIST_SHIFT = 15;
 const field = (bits: number, shift: number, width: number) => (bits >> shift) & ((1 << width) - 1);
 
 /** Stats counts packed two to a small integer (15 bits each) when every one fits; else kept as an object. */
@@ -160,7 +172,7 @@ const pack2 = (x: number, y: number) => x | (y << 15);
  */
 // The compact fields are SliceAnalysis's, declared once there (all assigned by the constructor).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
-interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd' | 'key' | 'sourceTokens' | 'tokenMemo' | 'measurement' | 'remember' | 'stats' | 'profile' | 'title' | 'emptyBody' | 'section' | 'sourceAlnum' | 'mentionsToon' | 'toonFences' | 'directives'> {}
+interface Analysis extends Omit<SliceAnalysis, keyof SliceDetail | 'raw' | 'length' | 'hash' | 'kind' | 'headingEnd' | 'key' | 'sourceTokens' | 'tokenMemo' | 'measurement' | 'remember' | 'stats' | 'profile' | 'title' | 'emptyBody' | 'section' | 'sourceAlnum' | 'mentionsToon' | 'toonFences' | 'directives' | 'toonFenceList'> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 class Analysis implements SliceAnalysis {
   private detail: SliceDetail | null;
@@ -304,8 +316,18 @@ class Analysis implements SliceAnalysis {
     if (t === 2 || this.extra) this.more().directives = t === 2 ? v : undefined;
   }
 
+  get toonFenceList(): SliceFence[] | undefined {
+    const t = field(this.bits, FENCE_LIST_SHIFT, 2);
+    return t === 0 ? undefined : t === 1 ? NO_FENCES : this.extra?.toonFenceList;
+  }
+  set toonFenceList(v: SliceFence[] | undefined) {
+    const t = v === undefined ? 0 : v.length === 0 ? 1 : 2;
+    this.bits = (this.bits & ~(3 << FENCE_LIST_SHIFT)) | (t << FENCE_LIST_SHIFT);
+    if (t === 2 || this.extra) this.more().toonFenceList = t === 2 ? v : undefined;
+  }
+
   private more(): AnalysisExtra {
-    return (this.extra ??= { counts: null, memo: null, more: null, stats: null, fences: undefined, directives: undefined });
+    return (this.extra ??= { counts: null, memo: null, more: null, stats: null, fences: undefined, directives: undefined, toonFenceList: undefined });
   }
 
   get raw(): string {
@@ -406,7 +428,7 @@ class Analysis implements SliceAnalysis {
     const x = this.extra;
     if (x) {
       x.memo = null;
-      if (!x.counts && !x.more && !x.stats && !x.fences && !x.directives) this.extra = null;
+      if (!x.counts && !x.more && !x.stats && !x.fences && !x.directives && !x.toonFenceList) this.extra = null;
     }
   }
 }
@@ -494,6 +516,9 @@ export function sliceToonFenceDiagnostics(a: SliceAnalysis): CoreDiagnostic[] {
 
 /** Shared by the slices without inline control comments (never written). */
 const NO_DIRECTIVES: InlineDirective[] = [];
+
+/** Shared by the slices without ```toon fences (never written). */
+const NO_FENCES: SliceFence[] = [];
 
 /**
  * The slice's inline control comments (`<!-- toonlens-… -->`), slice-relative offsets and lines, memoized. Slices

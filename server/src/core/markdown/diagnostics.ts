@@ -50,7 +50,7 @@ function headingRange(text: string, start: number, headingEnd: number): { start:
 }
 
 /** The plan's located section warnings as core diagnostics (whole-document offsets). */
-export function sectionWarningDiagnostics(plan: PlanResult, text: string, fences: readonly FenceAt[] = toonFencesOfPlan(text, plan)): CoreDiagnostic[] {
+export function sectionWarningDiagnostics(plan: PlanResult, text: string, fences: readonly FenceAt[] = toonFencesOfPlan(plan)): CoreDiagnostic[] {
   return runSteps(sectionWarningSteps(plan, text, fences));
 }
 
@@ -93,7 +93,7 @@ function* sectionWarningSteps(plan: PlanResult, text: string, fences: readonly F
  * toonFenceDiagnosticSteps), so after an edit only the edited slice is parsed again, never the whole text;
  * a caller that already ran those steps time-sliced passes their result as `fenceDiagnostics`.
  */
-export function markdownDiagnostics(text: string, plan: PlanResult, fenceDiagnostics: readonly CoreDiagnostic[] = runSteps(toonFenceDiagnosticSteps(text, plan))): CoreDiagnostic[] {
+export function markdownDiagnostics(text: string, plan: PlanResult, fenceDiagnostics: readonly CoreDiagnostic[] = runSteps(toonFenceDiagnosticSteps(plan))): CoreDiagnostic[] {
   return runSteps(markdownDiagnosticSteps(text, plan, fenceDiagnostics));
 }
 
@@ -122,7 +122,7 @@ export function planDirectives(plan: PlanResult): InlineDirective[] {
  * 0-based line (the server passes its document's; by default a line index of the text is built when needed).
  */
 export function* markdownDiagnosticSteps(text: string, plan: PlanResult, fenceDiagnostics: readonly CoreDiagnostic[], lineOf?: (offset: number) => number): Generator<void, CoreDiagnostic[], void> {
-  const core = [...fenceDiagnostics, ...(yield* sectionWarningSteps(plan, text, toonFencesOfPlan(text, plan)))];
+  const core = [...fenceDiagnostics, ...(yield* sectionWarningSteps(plan, text, toonFencesOfPlan(plan)))];
   core.sort((a, b) => a.range.start - b.range.start);
   yield;
   const directives = planDirectives(plan);

@@ -36,7 +36,6 @@ import {
 import { beyondLatin1, compactSlice, latin1Copy } from './text';
 import { duplicateRuleWarnings, shiftWarning, type DuplicateMemo, type RuleGroup, type VerdictWarning } from './warnings';
 import { DEFAULT_CHARS_PER_TOKEN, measureChars, tokenEstimates } from './measure';
-import { toonFenceDiagnostics } from '../toon/fences';
 import type { CoreDiagnostic } from '../types';
 
 export type { EngineMode, VerdictV1, VerdictWarning, Slice, ContextPlan, PlanSection };
@@ -844,18 +843,16 @@ export function renderToonAsMarkdown(toonText: string): string {
   return body === '' ? '' : body + '\n';
 }
 
-const FENCE_MARK = /```|~~~/;
-
 /**
  * The document's `toon/fence-decode` diagnostics from its plan, as steps (one yield per slice):
- * each slice's fences are checked once per slice text and shifted into place. Frontmatter is the
- * one region markdown-it parses differently from the slicer (as markdown), so a frontmatter that
- * holds a fence marker sends the whole text through the document-level check instead.
+ * each slice's fences are checked once per slice text and shifted into place. Frontmatter is
+ * metadata, not markdown: a fence marker inside it opens no fence (as for the fences and inline
+ * comments, see sectionFences.ts and diagnostics.ts).
  */
-export function* toonFenceDiagnosticSteps(text: string, plan: PlanResult): Generator<void, CoreDiagnostic[], void> {
-  if (plan.sections.some((s) => s.slice.kind === 'frontmatter' && FENCE_MARK.test(s.analysis.raw))) return toonFenceDiagnostics(text);
+export function* toonFenceDiagnosticSteps(plan: PlanResult): Generator<void, CoreDiagnostic[], void> {
   const out: CoreDiagnostic[] = [];
   for (const s of plan.sections) {
+    if (s.slice.kind === 'frontmatter') continue; // metadata, not markdown: a fence inside it is no fence
     const base = s.slice.charStart;
     for (const d of sliceToonFenceDiagnostics(s.analysis)) out.push(base === 0 ? d : { ...d, range: { start: d.range.start + base, end: d.range.end + base } });
     yield;

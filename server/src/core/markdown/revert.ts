@@ -78,7 +78,11 @@ export function revertEdit(text: string, at: { fence: ToonFence; start: number; 
     // A section's fence holds its body (#13): the heading line stays, and a blank line separates it from the body again.
     else if (/^#{1,6}(\s|$)/.test(prevLine) && rendered !== '') rendered = '\n' + rendered;
   }
-  if (text.slice(0, at.end).includes('\r\n')) rendered = rendered.replace(/\r?\n/g, '\r\n');
+  // The fence's own line breaks (Convert writes the section's): a CRLF fence reverts to CRLF markdown. (Read at the
+  // fence, not in the text before it: a scan of the text up to each fence made every lens request linear in the
+  // document's size per fence.)
+  const nl = text.indexOf('\n', at.start);
+  if (nl > 0 && nl < at.end && text.charCodeAt(nl - 1) === 13) rendered = rendered.replace(/\r?\n/g, '\r\n');
   return { start, end: at.end, newText: rendered, kind: 'canonical' };
 }
 

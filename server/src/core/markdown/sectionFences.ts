@@ -3,7 +3,7 @@
  * markdown diagnostics (editor and CLI) and the editor's fence features share. Pure: no LSP, no file system.
  */
 import type { PlanResult, SectionResult } from './engine';
-import { sliceMentionsToon } from './analysis';
+import { sliceMentionsToon, type SliceAnalysis } from './analysis';
 import { fenceExtent } from './revert';
 import { findToonFences, type ToonFence } from '../toon/fences';
 
@@ -24,12 +24,33 @@ export function toonFencesIn(text: string): FenceAt[] {
   return findToonFences(text).map((fence) => ({ fence, ...fenceExtent(text, fence) }));
 }
 
+/** The slice's own ```toon fences with their extents, slice-relative, memoized with its analysis. */
+function sliceFences(a: SliceAnalysis): FenceAt[] {
+  return (a.toonFenceList ??= sliceMentionsToon(a) ? toonFencesIn(a.raw) : []);
+}
+
 /**
- * The ```toon fences of the text a plan measured: none, without scanning the text, when none of its slices
- * says "toon" (memoized per slice, so an edit costs one slice's check); else {@link toonFencesIn}.
+ * The ```toon fences of the text a plan measured, from its slices: each slice's fences are found once per slice
+ * text and memoized with its analysis, so an edit parses only the edited slice (none, when it does not say
+ * "toon"), never the whole text. A fence never crosses a document-level heading and a slice parses as it does
+ * in place (the slicer agrees with markdown-it on headings), so these are the whole text's fences
+ * (test/unit/per-slice.test.ts). Frontmatter is metadata, not markdown: a fence marker inside it opens no fence.
  */
-export function toonFencesOfPlan(text: string, plan: PlanResult): FenceAt[] {
-  return plan.sections.some((s) => sliceMentionsToon(s.analysis)) ? toonFencesIn(text) : [];
+export function toonFencesOfPlan(plan: PlanResult): FenceAt[] {
+  const out: FenceAt[] = [];
+  for (const s of plan.sections) {
+    if (s.slice.kind === 'frontmatter' || !sliceMentionsToon(s.analysis)) continue;
+    const at = s.slice.charStart;
+    const line = s.slice.lineStart - 1;
+    for (const f of sliceFences(s.analysis)) {
+      if (at === 0) out.push(f);
+      else {
+        const g = f.fence;
+        out.push({ fence: { ...g, infoStart: g.infoStart + at, contentStart: g.contentStart + at, contentEnd: g.contentEnd + at, openLine: g.openLine + line }, start: f.start + at, end: f.end + at });
+      }
+    }
+  }
+  return out;
 }
 
 /** Index of the first fence starting at or after `offset` (fences are in document order). */

@@ -1,9 +1,11 @@
-// Inline control comments are read per slice (docs/markdown-editor.md, "Inline control comments"): each slice's
-// comments are parsed once per slice text and shifted to the document, so an edit re-parses only the edited slice
-// instead of the whole text. They must be the comments markdown-it finds in the whole text: on random documents
-// of headings, fences, HTML blocks, lists, quotes, tables and comments of every kind (one or more lines, inside
-// code, after a list), and on every markdown file of the repository with comments inserted. Frontmatter is
-// metadata: a comment inside it is no directive, and those after it are the ones markdown-it finds in the text
+// What the markdown features read of a document's structure is read slice by slice: inline control comments
+// (docs/config.md, "Inline comments in markdown"), ```toon fences with their extents (lenses, hovers, Convert,
+// Revert, the section diagnostics) and `toon/fence-decode`. Each slice's are parsed once per slice text and
+// shifted to the document, so an edit re-parses only the edited slice, never the whole text. They must be what
+// markdown-it finds in the whole text: on random documents of headings, fences, HTML blocks, lists, quotes,
+// tables, comments of every kind and ```toon fences (inside code, after a list, in a quote), after random edits,
+// and on every markdown file of the repository with comments and fences inserted. Frontmatter is metadata: a
+// comment or fence inside it counts for nothing, and those after it are the ones markdown-it finds in the text
 // after it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +13,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import MarkdownIt from 'markdown-it';
-import { EngineCache, planDocument, runSteps, toonFenceDiagnosticSteps } from '../../server/src/core/markdown/engine';
+import { EngineCache, planDocument, runSteps, toonFenceDiagnosticSteps, type PlanResult } from '../../server/src/core/markdown/engine';
+import { toonFencesIn, toonFencesOfPlan, type FenceAt } from '../../server/src/core/markdown/sectionFences';
+import { toonFenceDiagnostics } from '../../server/src/core/toon/fences';
+import type { CoreDiagnostic } from '../../server/src/core/types';
 import { markdownDiagnostics, planDirectives, sectionWarningDiagnostics } from '../../server/src/core/markdown/diagnostics';
 import { applyInlineDisables, inlineDirectives, type InlineDirective } from '../../server/src/core/markdown/inlineControl';
 import { LineIndex } from '../../server/src/core/lineIndex';
@@ -33,6 +38,13 @@ const COMMENTS = [
   '> <!-- toonlens-enable -->',
   '`<!-- toonlens-disable -->`',
   '<div>\n<!-- toonlens-disable -->\n</div>',
+  '```toon\na: 1\n```',
+  '```toon\nitems[2]{id}:\n  1\n```',
+  '~~~ toon\nx: "unterminated\n~~~',
+  '- ```toon\n  a: 1\n  ```',
+  '> ```toon\n> [1]: a\n> ```',
+  '```toon',
+  '    ```toon',
 ];
 const LINES = ['# Heading', '## Sub', 'Title', '===', '---', '```', '~~~', '    indented', '- item', '  continued', '1. first', '> quote', '<div>', '</div>', '<pre>', '</pre>', '<!--', '| a | b |', '|---|---|', 'Always do it.', 'Never do it.', 'key: value', '', '', 'text'];
 
@@ -46,6 +58,23 @@ function wholeText(text: string): InlineDirective[] {
   const plan = planDocument(text);
   const fm = plan.sections[0]?.slice.kind === 'frontmatter' ? plan.sections[0].slice : undefined;
   return fm ? after(text, fm.charEnd, fm.lineEnd) : inlineDirectives(text);
+}
+
+/** The whole text's ```toon fences and fence diagnostics (frontmatter left out), as document positions. */
+function wholeTextFences(text: string): { fences: FenceAt[]; diagnostics: CoreDiagnostic[] } {
+  const plan = planDocument(text);
+  const fm = plan.sections[0]?.slice.kind === 'frontmatter' ? plan.sections[0].slice : undefined;
+  const end = fm ? fm.charEnd : 0;
+  const line = fm ? fm.lineEnd : 0;
+  const body = text.slice(end);
+  const fences = toonFencesIn(body).map(({ fence: f, start, end: e }) => ({ fence: { ...f, infoStart: f.infoStart + end, contentStart: f.contentStart + end, contentEnd: f.contentEnd + end, openLine: f.openLine + line }, start: start + end, end: e + end }));
+  const diagnostics = toonFenceDiagnostics(body).map((d) => ({ ...d, range: { start: d.range.start + end, end: d.range.end + end } }));
+  return { fences, diagnostics };
+}
+
+/** The plan's fences and fence diagnostics, read per slice. */
+function perSliceFences(plan: PlanResult): { fences: FenceAt[]; diagnostics: CoreDiagnostic[] } {
+  return { fences: toonFencesOfPlan(plan), diagnostics: runSteps(toonFenceDiagnosticSteps(plan)) };
 }
 
 const md = MarkdownIt('commonmark').enable(['table', 'strikethrough']);
@@ -66,24 +95,26 @@ function slicedAsMarkdownIt(text: string): boolean {
 
 const doc = fc
   .record({
-    frontmatter: fc.constantFrom(undefined, '---\ntitle: x\n---\n', '---\n<!-- toonlens-disable -->\n---\n', '---\n<!--\n---\n'),
+    frontmatter: fc.constantFrom(undefined, '---\ntitle: x\n---\n', '---\n<!-- toonlens-disable -->\n---\n', '---\n<!--\n---\n', '---\n```toon\n---\n'),
     lines: fc.array(fc.oneof({ arbitrary: fc.constantFrom(...LINES), weight: 3 }, { arbitrary: fc.constantFrom(...COMMENTS), weight: 1 }), { maxLength: 60 }),
     eol: fc.constantFrom('\n', '\r\n'),
   })
   .map(({ frontmatter, lines, eol }) => ((frontmatter ?? '') + lines.join('\n') + '\n').replace(/\n/g, eol));
 
-test('a plan\'s directives are those of the whole text\'s parse (random documents)', () => {
+test('a plan\'s directives, fences and fence diagnostics are those of the whole text\'s parse (random documents)', () => {
   const cache = new EngineCache();
   fc.assert(
     fc.property(doc, (text) => {
       fc.pre(slicedAsMarkdownIt(text));
-      assert.deepEqual(planDirectives(cache.plan(text)), wholeText(text));
+      const plan = cache.plan(text);
+      assert.deepEqual(planDirectives(plan), wholeText(text));
+      assert.deepEqual(perSliceFences(plan), wholeTextFences(text));
     }),
     { numRuns: 1500 },
   );
 });
 
-test('after an edit, the directives of the reused slices and the edited one are the whole text\'s', () => {
+test('after an edit, the directives and fences of the reused slices and the edited one are the whole text\'s', () => {
   const cache = new EngineCache();
   fc.assert(
     fc.property(doc, fc.nat(), fc.constantFrom(...COMMENTS, ...LINES), (text, at, insert) => {
@@ -92,7 +123,9 @@ test('after an edit, the directives of the reused slices and the edited one are 
       const i = at % lines.length;
       const edited = [...lines.slice(0, i), insert, ...lines.slice(i)].join('\n');
       fc.pre(slicedAsMarkdownIt(edited));
-      assert.deepEqual(planDirectives(cache.plan(edited)), wholeText(edited));
+      const plan = cache.plan(edited);
+      assert.deepEqual(planDirectives(plan), wholeText(edited));
+      assert.deepEqual(perSliceFences(plan), wholeTextFences(edited));
     }),
     { numRuns: 500 },
   );
@@ -103,10 +136,12 @@ function markdownFiles(): { name: string; text: string }[] {
   return dirs.flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.md') && !f.startsWith('LICENSE')).map((f) => ({ name: f, text: readFileSync(path.join(dir, f), 'utf8') })));
 }
 
-test('on the repository\'s markdown with comments inserted, directives and diagnostics are the whole text\'s', () => {
+test('on the repository\'s markdown with comments and fences inserted, directives, fences and diagnostics are the whole text\'s', () => {
   const files = markdownFiles();
   assert.ok(files.length >= 20, `${files.length} markdown files`);
   let filtered = 0;
+  let fenced = 0;
+  let failing = 0;
   for (const { name, text } of files) {
     const lines = text.split('\n');
     // A comment before every seventh line, of a kind chosen by its position.
@@ -114,15 +149,19 @@ test('on the repository\'s markdown with comments inserted, directives and diagn
     const plan = planDocument(withComments);
     const ds = planDirectives(plan);
     assert.deepEqual(ds, wholeText(withComments), name);
+    assert.deepEqual(perSliceFences(plan), wholeTextFences(withComments), name);
     // The diagnostics are the unfiltered ones minus what the whole text's directives switch off.
     const all = markdownDiagnostics(withComments, plan);
     const index = new LineIndex(withComments);
-    const unfiltered = [...runSteps(toonFenceDiagnosticSteps(withComments, plan)), ...sectionWarningDiagnostics(plan, withComments)].sort((a, b) => a.range.start - b.range.start);
+    const unfiltered = [...runSteps(toonFenceDiagnosticSteps(plan)), ...sectionWarningDiagnostics(plan, withComments)].sort((a, b) => a.range.start - b.range.start);
     const expected = applyInlineDisables(unfiltered, wholeText(withComments), (o) => index.positionAt(o).line);
     assert.deepEqual(all.map((d) => [d.code, d.range.start, d.range.end]), expected.map((d) => [d.code, d.range.start, d.range.end]), name);
     filtered += unfiltered.length - all.length;
+    fenced += toonFencesOfPlan(plan).length;
+    failing += runSteps(toonFenceDiagnosticSteps(plan)).length;
   }
   assert.ok(filtered > 0, 'some diagnostic was switched off');
+  assert.ok(fenced > 0 && failing > 0, `${fenced} fences, ${failing} failing a decode`);
 });
 
 test('an edit parses the comments of the edited slice only: the others are read from their analyses', () => {
