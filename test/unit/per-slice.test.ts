@@ -181,3 +181,54 @@ test('an edit parses the comments of the edited slice only: the others are read 
   for (const s of reused) assert.ok(s.analysis.directives !== undefined);
   assert.deepEqual(planDirectives(next).map((d) => [d.line, d.start > at ? d.start - 1 : d.start]), before.map((d) => [d.line, d.start]));
 });
+
+/** The rule as it reads: for each diagnostic, replay every comment that starts on or before its line. */
+function disablesByReplay(diagnostics: CoreDiagnostic[], directives: InlineDirective[], lineOf: (offset: number) => number): CoreDiagnostic[] {
+  const control = directives.filter((d) => d.kind !== 'keep');
+  const hit = (codes: readonly string[], code: string) => codes.length === 0 || codes.includes(code);
+  return diagnostics.filter((diag) => {
+    const line = lineOf(diag.range.start);
+    let all = false;
+    const on = new Set<string>();
+    const off = new Set<string>();
+    for (const d of control) {
+      if (d.kind === 'disable-line' && line >= d.line && line <= d.endLine && hit(d.codes, diag.code)) return false;
+      if (d.kind === 'disable-next-line' && line === d.endLine + 1 && hit(d.codes, diag.code)) return false;
+      if (d.line > line) continue;
+      if (d.kind === 'disable') {
+        if (d.codes.length === 0) {
+          all = true;
+          off.clear();
+        } else for (const c of d.codes) if (all) off.delete(c); else on.add(c);
+      } else if (d.kind === 'enable') {
+        if (d.codes.length === 0) {
+          all = false;
+          on.clear();
+          off.clear();
+        } else for (const c of d.codes) if (all) off.add(c); else on.delete(c);
+      }
+    }
+    return !(all ? !off.has(diag.code) : on.has(diag.code));
+  });
+}
+
+test('inline disables in one sweep leave what replaying every comment for every diagnostic leaves', () => {
+  const CODES = ['toon/vague-rule', 'toon/long-section', 'toon/duplicate-rule'];
+  const directive = fc.record({
+    kind: fc.constantFrom('disable' as const, 'enable' as const, 'disable-line' as const, 'disable-next-line' as const, 'keep' as const),
+    codes: fc.subarray(CODES),
+    line: fc.nat({ max: 40 }),
+    span: fc.nat({ max: 3 }),
+  });
+  const diagnostic = fc.record({ line: fc.nat({ max: 45 }), code: fc.constantFrom(...CODES) });
+  fc.assert(
+    fc.property(fc.array(directive, { maxLength: 12 }), fc.array(diagnostic, { maxLength: 30 }), (ds, diags) => {
+      // Directives in document order; each diagnostic's offset is its line (lineOf is the identity).
+      const directives: InlineDirective[] = ds.map((d) => ({ kind: d.kind, codes: d.codes, line: d.line, endLine: d.line + d.span, start: d.line, end: d.line + d.span })).sort((a, b) => a.line - b.line);
+      const core: CoreDiagnostic[] = diags.map((d, i) => ({ code: d.code, severity: 'warning', message: String(i), range: { start: d.line, end: d.line } }) as CoreDiagnostic);
+      const id = (o: number) => o;
+      assert.deepEqual(applyInlineDisables(core, directives, id), disablesByReplay(core, directives, id));
+    }),
+    { numRuns: 3000 },
+  );
+});

@@ -102,47 +102,59 @@ const matches = (codes: readonly string[], code: string): boolean => codes.lengt
 
 /**
  * The diagnostics the text's disable comments leave: each is matched by code and by the 0-based line its
- * range starts on (`lineOfOffset`). Keep markers do not suppress diagnostics.
+ * range starts on (`lineOfOffset`). Keep markers do not suppress diagnostics. One sweep in line order: the
+ * region comments (`disable`, `enable`) are replayed as the lines pass them, the line comments (`disable-line`,
+ * `disable-next-line`) are looked up by line, so a document with thousands of comments and diagnostics costs
+ * their sum, not their product. `directives` are in document order (their lines never decrease).
  */
 export function applyInlineDisables(diagnostics: CoreDiagnostic[], directives: InlineDirective[], lineOfOffset: (offset: number) => number): CoreDiagnostic[] {
   const control = directives.filter((d) => d.kind !== 'keep');
   if (control.length === 0 || diagnostics.length === 0) return diagnostics;
-  return diagnostics.filter((diag) => {
-    const line = lineOfOffset(diag.range.start);
-    // Region state at this line: replay disable/enable directives that start on or before it.
-    let all = false;
-    const on = new Set<string>(); // disabled one by one
-    const off = new Set<string>(); // re-enabled one by one while `all` holds
-    for (const d of control) {
-      if (d.kind === 'disable-line' && line >= d.line && line <= d.endLine && matches(d.codes, diag.code)) return false;
-      if (d.kind === 'disable-next-line' && line === d.endLine + 1 && matches(d.codes, diag.code)) return false;
-      if (d.line > line) continue;
+  const regions = control.filter((d) => d.kind === 'disable' || d.kind === 'enable');
+  // disable-line covers its comment's lines; disable-next-line the line after it: both as [from, to] line spans.
+  const spans = control
+    .filter((d) => d.kind === 'disable-line' || d.kind === 'disable-next-line')
+    .map((d) => (d.kind === 'disable-line' ? { from: d.line, to: d.endLine, codes: d.codes } : { from: d.endLine + 1, to: d.endLine + 1, codes: d.codes }))
+    .sort((a, b) => a.from - b.from);
+  const lines = diagnostics.map((d) => lineOfOffset(d.range.start));
+  const order = lines.map((_, i) => i).sort((a, b) => lines[a]! - lines[b]! || a - b);
+  const keep = new Uint8Array(diagnostics.length);
+  let all = false;
+  const on = new Set<string>(); // disabled one by one
+  const off = new Set<string>(); // re-enabled one by one while `all` holds
+  let ri = 0;
+  let si = 0;
+  let active: { from: number; to: number; codes: string[] }[] = [];
+  for (const i of order) {
+    const line = lines[i]!;
+    for (; ri < regions.length && regions[ri]!.line <= line; ri++) {
+      const d = regions[ri]!;
       if (d.kind === 'disable') {
         if (d.codes.length === 0) {
           all = true;
           off.clear();
-        } else {
+        } else
           for (const c of d.codes) {
             if (all) off.delete(c);
             else on.add(c);
           }
+      } else if (d.codes.length === 0) {
+        all = false;
+        on.clear();
+        off.clear();
+      } else
+        for (const c of d.codes) {
+          if (all) off.add(c);
+          else on.delete(c);
         }
-      } else if (d.kind === 'enable') {
-        if (d.codes.length === 0) {
-          all = false;
-          on.clear();
-          off.clear();
-        } else {
-          for (const c of d.codes) {
-            if (all) off.add(c);
-            else on.delete(c);
-          }
-        }
-      }
     }
-    const disabled = all ? !off.has(diag.code) : on.has(diag.code);
-    return !disabled;
-  });
+    for (; si < spans.length && spans[si]!.from <= line; si++) active.push(spans[si]!);
+    if (active.some((a) => a.to < line)) active = active.filter((a) => a.to >= line);
+    const code = diagnostics[i]!.code;
+    if (active.some((a) => matches(a.codes, code))) continue;
+    if (!(all ? !off.has(code) : on.has(code))) keep[i] = 1;
+  }
+  return diagnostics.filter((_, i) => keep[i] === 1);
 }
 
 /** Whether a section's text (heading included) carries a `<!-- toonlens: keep -->` below its heading. */
