@@ -189,6 +189,46 @@ test('an engine cache edited many times keeps one version of a large document, n
   assert.equal(mid.analysis.raw, text.slice(mid.slice.charStart, mid.slice.charEnd));
 });
 
+test('the fences and inline comments memoized with the analyses keep no old version alive either', async () => {
+  const { markdownDocument } = await import('../../bench/markdown-gen');
+  const { exposeGc } = await import('../../server/src/node/idleGc');
+  const { planDirectives } = await import('../../server/src/core/markdown/diagnostics');
+  const { toonFencesOfPlan } = await import('../../server/src/core/markdown/sectionFences');
+  const gc = exposeGc();
+  assert.ok(gc, 'gc can be exposed');
+  const heap = () => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  // Every 20th section gets a converted-looking ```toon fence and a disable comment naming a code.
+  const base = markdownDocument(9, 6000, 4_000_000);
+  let text = base
+    .split('\n## ')
+    .map((part, i) => (i > 0 && i % 20 === 0 ? part.replace('\n', '\n\n<!-- toonlens-disable-next-line toon/long-section toon/vague-rule -->\n```toon\nitems[2]{id,name}:\n  1,alpha\n  2,beta\n```\n') : part))
+    .join('\n## ');
+  const cache = new EngineCache();
+  let plan = cache.plan(text);
+  const read = () => {
+    assert.ok(planDirectives(plan).length > 100 && toonFencesOfPlan(plan).length > 100);
+  };
+  read();
+  // Each edit goes into a section that has a fence and a comment, so the edited slice's new analysis memoizes them.
+  const edit = (i: number, n: number) => {
+    const marked = plan.sections.filter((x) => x.analysis.raw.includes('```toon'));
+    const s = marked[Math.floor((marked.length * (i + 1)) / (n + 1))]!.slice;
+    const at = s.headingEnd + 1;
+    text = text.slice(0, at) + 'x' + text.slice(at);
+    plan = cache.plan(text);
+    read();
+  };
+  edit(0, 25);
+  const afterOne = heap();
+  for (let i = 1; i < 25; i++) edit(i, 25);
+  const afterMany = heap();
+  assert.ok(afterMany - afterOne < text.length, `heap after 25 edits − after 1: ${((afterMany - afterOne) / 1e6).toFixed(1)} MB (file ${(text.length / 1e6).toFixed(1)} MB)`);
+});
+
 test("an analysis's packed and derived fields read what its parse says, on every markdown file and past the packing's range", async () => {
   const { parseSlice } = await import('../../server/src/core/markdown/blocks');
   const { sliceStats, profileName } = await import('../../server/src/core/markdown/stats');

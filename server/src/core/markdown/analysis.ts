@@ -528,7 +528,8 @@ const NO_FENCES: SliceFence[] = [];
  * that does not contain the word "toon" has none and is not parsed.
  */
 export function sliceDirectives(a: SliceAnalysis): InlineDirective[] {
-  return (a.directives ??= sliceMentionsToon(a) ? inlineDirectives(a.raw) : NO_DIRECTIVES);
+  // Their codes are flat copies (detach): a substring of the slice text would keep its document version alive.
+  return (a.directives ??= sliceMentionsToon(a) ? inlineDirectives(a.raw).map((d) => ({ ...d, codes: d.codes.map(detach) })) : NO_DIRECTIVES);
 }
 
 /**

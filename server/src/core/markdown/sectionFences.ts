@@ -4,6 +4,7 @@
  */
 import type { PlanResult, SectionResult } from './engine';
 import { sliceMentionsToon, type SliceAnalysis } from './analysis';
+import { detach } from './text';
 import { fenceExtent } from './revert';
 import { findToonFences, type ToonFence } from '../toon/fences';
 
@@ -26,7 +27,8 @@ export function toonFencesIn(text: string): FenceAt[] {
 
 /** The slice's own ```toon fences with their extents, slice-relative, memoized with its analysis. */
 function sliceFences(a: SliceAnalysis): FenceAt[] {
-  return (a.toonFenceList ??= sliceMentionsToon(a) ? toonFencesIn(a.raw) : []);
+  // The content is a flat copy (detach): markdown-it's is a piece of the slice text, which would keep its version alive.
+  return (a.toonFenceList ??= sliceMentionsToon(a) ? toonFencesIn(a.raw).map((f) => ({ ...f, fence: { ...f.fence, content: detach(f.fence.content) } })) : []);
 }
 
 /**
