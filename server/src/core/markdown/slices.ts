@@ -192,6 +192,8 @@ class HeadingScan {
   listEmpty = false;
   /** An HTML block open inside the list item, with its end condition. */
   listHtml: HtmlEnd | null = null;
+  /** The open list's marker: its bullet, or its ordered delimiter (`.` or `)`); an item with another starts a new list. */
+  listMarker = '';
   /** Document-level paragraph: its first line, or -1; and its lines (for a setext heading's text). */
   paraStart = -1;
   paraLines: string[] = [];
@@ -305,6 +307,8 @@ function containerParagraph(inner: string, paraOpen: boolean): boolean {
   const r = inner.slice(ind.chars);
   if (r.trim() === '') return false;
   if (ind.cols >= 4) return paraOpen; // indented code, unless it continues a paragraph
+  const c = r.charCodeAt(0) | 32;
+  if (c >= 97 && c <= 122) return true; // a letter starts no block: paragraph text (most lines)
   if (ATX.test(r) || THEMATIC.test(r) || fenceOpener(r, 0, false) || (paraOpen && SETEXT.test(r)) || htmlStart(r, paraOpen)) return false;
   if (r.charCodeAt(0) === 62 /* > */) return containerParagraph(r.slice(1).replace(/^[ \t]/, ''), paraOpen);
   const bm = BULLET.exec(r);
@@ -398,7 +402,8 @@ function fenceOpenLine(s: HeadingScan, rest: string): boolean {
 }
 
 function htmlOpenLine(s: HeadingScan, line: string, rest: string, lazyCandidate: boolean): boolean {
-  const h = htmlStart(rest, s.paraStart >= 0 || lazyCandidate);
+  // (a type-7 tag cannot interrupt a paragraph, and markdown-it does not let one end a table: the line is a row)
+  const h = htmlStart(rest, s.paraStart >= 0 || lazyCandidate || s.inTable);
   if (!h) return false;
   s.endBlocks();
   if (!(h !== 'blank' && h.test(line))) s.html = h; // else it ends on its first line
@@ -465,6 +470,7 @@ function listItemLine(s: HeadingScan, cols: number, rest: string): boolean {
   s.listBlankSeen = false;
   s.listEmpty = empty;
   s.listHtml = null;
+  s.listMarker = bm ? bm[1]! : om![2]!;
   // A fence or an HTML block may open on the item's first line.
   const innerRest = after.slice(afterIndent.chars);
   const fence = !empty && afterIndent.cols <= 4 ? fenceOpener(innerRest, s.listCol, true) : null;
@@ -480,6 +486,21 @@ function listItemLine(s: HeadingScan, cols: number, rest: string): boolean {
 }
 
 /** A table: a header line followed by a matching delimiter row (may interrupt a paragraph); true when one starts at `li`. */
+/** Whether a line starts a block that ends a lazy paragraph or a table (markdown-it's terminators for them). */
+function endsContainer(rest: string): boolean {
+  return ATX.test(rest) || THEMATIC.test(rest) || rest.charCodeAt(0) === 62 /* > */ || BULLET.test(rest) || ORDERED.test(rest) || fenceOpener(rest, 0, false) !== null || htmlStart(rest, true) !== null;
+}
+
+/**
+ * Whether a table may start on this line before any other block is tried: at document level, outside a lazy
+ * paragraph and a table or on a line that ends them, and not on an item's marker line while a list with that
+ * marker is open (markdown-it's list rule takes its next items itself).
+ */
+function tableFirst(s: HeadingScan, rest: string, lazyCandidate: boolean): boolean {
+  if (s.listCol >= 0 && (BULLET.exec(rest)?.[1] ?? ORDERED.exec(rest)?.[2]) === s.listMarker) return false;
+  return (!lazyCandidate && !s.inTable) || endsContainer(rest);
+}
+
 function tableStart(s: HeadingScan, li: number, rest: string): boolean {
   if (li + 1 >= s.lines.spanCount) return false;
   const nextLine = s.lines.lineText(li + 1);
@@ -531,13 +552,16 @@ export function scanHeadings(lines: LineIndex, from: number, end?: ScanEnd): Hea
       continue;
     }
     const lazyCandidate = (s.listCol >= 0 && s.listPara && !s.listBlankSeen) || s.quotePara;
-    if (atxLine(s, li, rest) || setextLine(s, li, rest) || fenceOpenLine(s, rest) || htmlOpenLine(s, line, rest, lazyCandidate)) continue;
-    if (quoteLine(s, li, rest) || thematicLine(s, rest) || listItemLine(s, cols, rest)) continue;
-    if (lazyCandidate || s.inTable) continue; // paragraph continuation inside the list or quote; table rows
-    if (tableStart(s, li, rest)) {
+    // markdown-it tries a table before any other block (a `# a | b` line over a delimiter row is a table's header),
+    // wherever a line starts a block at document level: outside a lazy paragraph and a table, or on a line that
+    // ends them (a heading, fence, quote, rule, list item or HTML block of types 1–6).
+    if (rest.indexOf('|') !== -1 && tableFirst(s, rest, lazyCandidate) && tableStart(s, li, rest)) {
       li++; // the delimiter row
       continue;
     }
+    if (atxLine(s, li, rest) || setextLine(s, li, rest) || fenceOpenLine(s, rest) || htmlOpenLine(s, line, rest, lazyCandidate)) continue;
+    if (quoteLine(s, li, rest) || thematicLine(s, rest) || listItemLine(s, cols, rest)) continue;
+    if (lazyCandidate || s.inTable) continue; // paragraph continuation inside the list or quote; table rows
     s.listCol = -1;
     s.paragraphLine(li, rest);
   }
