@@ -215,6 +215,39 @@ test('Convert all of a document edited while it runs converts nothing', async ()
   }
 });
 
+test('the lenses of a converted document measure its fences in turns: a hover asked after them is answered first', async () => {
+  // 2,000 ```toon fences (the hybrid a Convert all writes), none measured yet: the lens request decodes, renders
+  // and counts each one once (then remembers them with their slices), in time-sliced turns.
+  const converted = planDocument(TABLES).hybrid;
+  const h = await LspHarness.start();
+  try {
+    const small = h.openFile('small-beside-fences.md', '# Small\n\n- key: value\n', 'markdown');
+    await h.hover(small, { line: 0, character: 3 });
+    const uri = h.openFile('tables-converted.md', converted, 'markdown');
+    await h.waitIdle(); // its plan and diagnostics are done; no lens was asked for yet
+    const order: string[] = [];
+    const lenses = h.codeLenses(uri).then((l) => {
+      order.push('lenses');
+      return l;
+    });
+    const hover = h.hover(small, { line: 0, character: 3 }).then((x) => {
+      order.push('hover');
+      return x;
+    });
+    const [l, x] = await Promise.all([lenses, hover]);
+    assert.ok(x, 'the hover is answered');
+    assert.deepEqual(order, ['hover', 'lenses'], 'the hover came back while the fences were measured');
+    const fenceLenses = (l ?? []).filter((lens) => lens.command?.title.startsWith('TOON fence'));
+    assert.equal(fenceLenses.length, 2000, 'one figures lens per fence');
+    // The next request for the same version reads the remembered figures: the same lenses.
+    assert.deepEqual(await h.codeLenses(uri), l);
+    h.close(uri);
+    h.close(small);
+  } finally {
+    await h.shutdown();
+  }
+});
+
 test('the originals of a Convert all are all on disk when the server shuts down right after it (written in the background, flushed on shutdown)', async () => {
   const storage = mkdtempSync(join(tmpdir(), 'toonlens-storage-'));
   const h = await LspHarness.start({ initializationOptions: { storagePath: storage } });

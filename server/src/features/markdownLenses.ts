@@ -26,6 +26,8 @@ import { COMMANDS } from './protocol';
 import { charsChange, fmtInt, fmtTokenSavings, headingText, humanCode, isMarkdownDocument, isMeasured, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
 import { convertedFenceOf, fenceSavings, originals, toonFencesOf, type FenceAt } from './markdownFences';
 import { RESOLVE_LENSES_ABOVE, UnresolvedLensSets } from './lensResolve';
+import { toonFencesOfPlanSteps } from '../core/markdown/sectionFences';
+import { contentModified, requestCancelled, runSliced } from './timeSlice';
 
 /** Sections whose body (after the heading line) has fewer non-blank characters than this get no lens. */
 export const MIN_LENS_BODY_CHARS = 20;
@@ -129,6 +131,29 @@ function fenceFigures(text: string, at: FenceAt, owner: SectionResult | undefine
     if (!memo) fenceFiguresMemo.set(owner.analysis, list);
   }
   return figures;
+}
+
+/** Each fence with the section whose slice holds it (both in document order). */
+function* fencesWithOwners(plan: PlanResult, fences: readonly FenceAt[]): Generator<[FenceAt, SectionResult | undefined]> {
+  let si = 0;
+  for (const f of fences) {
+    while (si < plan.sections.length - 1 && plan.sections[si]!.slice.charEnd <= f.start) si++;
+    yield [f, plan.sections[si]];
+  }
+}
+
+/**
+ * Every fence's figures, computed into their slices' memos one fence a step, so that a runSliced caller spreads
+ * them over turns: after a Convert all of thousands of sections each fence is decoded, rendered and counted once,
+ * and the server answers other requests meanwhile; the lenses then read the memos at once.
+ */
+export function* fenceFigureSteps(doc: TextDocument, plan: PlanResult): Generator<void, void, void> {
+  yield* toonFencesOfPlanSteps(plan); // each slice's fences found first, a slice a step (memoized with its analysis)
+  const text = doc.getText();
+  for (const [f, owner] of fencesWithOwners(plan, toonFencesOf(doc, plan))) {
+    fenceFigures(text, f, owner, plan.tokenizer);
+    yield;
+  }
 }
 
 function fenceLenses(doc: TextDocument, at: FenceAt, trusted: boolean, tok: TokenizerName, owner: SectionResult | undefined): CodeLens[] {
@@ -250,12 +275,8 @@ function lensEntries(doc: TextDocument, plan: PlanResult, minSavingsPct: number,
     }
   });
   if (fences.length > 0) {
-    // The slice holding each fence (both in document order): its analysis keeps the fence's figures.
-    let si = 0;
-    for (const f of fences) {
-      while (si < plan.sections.length - 1 && plan.sections[si]!.slice.charEnd <= f.start) si++;
-      for (const l of fenceLenses(doc, f, trusted, plan.tokenizer, plan.sections[si])) carried(l.range, l.command!);
-    }
+    // The slice holding each fence: its analysis keeps the fence's figures.
+    for (const [f, owner] of fencesWithOwners(plan, fences)) for (const l of fenceLenses(doc, f, trusted, plan.tokenizer, owner)) carried(l.range, l.command!);
     // In line order (a stable sort: lenses of one line keep theirs).
     const order = ranges.map((_, i) => i).sort((a, b) => ranges[a]!.start.line - ranges[b]!.start.line);
     return { plan, codes: Int32Array.from(order, (i) => codes[i]!), commands, ranges: order.map((i) => ranges[i]!) };
@@ -333,6 +354,9 @@ export const markdownLensesFeature: FeatureModule = {
         // Measured in time-sliced turns; a failed analysis was logged once and shows no lenses.
         const plan = await plans.planOrNone(current, token, settings);
         if (!plan) return [];
+        // The fences' figures first, time-sliced (a no-op when they are memoized); the document must not move meanwhile.
+        const version = current.version;
+        await runSliced(fenceFigureSteps(current, plan), () => (token.isCancellationRequested ? requestCancelled() : current.version !== version ? contentModified() : undefined));
         const trusted = ctx.isTrusted();
         const entries = ctx.guard('markdown code lenses', doc.uri, () => lensEntries(current, plan, settings.codeLens.minSavingsPct, trusted), undefined);
         if (!entries) return [];

@@ -13,7 +13,7 @@ import type { DiagnosticCode } from '../codes';
 import { LineIndex } from '../lineIndex';
 import { applyInlineDisables, type InlineDirective } from './inlineControl';
 import { sliceDirectives } from './analysis';
-import { convertedFenceOf, fenceAtOffset, toonFencesOfPlan, type FenceAt } from './sectionFences';
+import { convertedFenceOf, fenceAtOffset, toonFencesOfPlan, toonFencesOfPlanSteps, type FenceAt } from './sectionFences';
 
 export { toonFileDiagnostics };
 
@@ -122,7 +122,8 @@ export function planDirectives(plan: PlanResult): InlineDirective[] {
  * 0-based line (the server passes its document's; by default a line index of the text is built when needed).
  */
 export function* markdownDiagnosticSteps(text: string, plan: PlanResult, fenceDiagnostics: readonly CoreDiagnostic[], lineOf?: (offset: number) => number): Generator<void, CoreDiagnostic[], void> {
-  const core = [...fenceDiagnostics, ...(yield* sectionWarningSteps(plan, text, toonFencesOfPlan(plan)))];
+  const fences = yield* toonFencesOfPlanSteps(plan);
+  const core = [...fenceDiagnostics, ...(yield* sectionWarningSteps(plan, text, fences))];
   core.sort((a, b) => a.range.start - b.range.start);
   yield;
   const directives = planDirectives(plan);

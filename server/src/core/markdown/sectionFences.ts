@@ -39,9 +39,22 @@ function sliceFences(a: SliceAnalysis): FenceAt[] {
  * (test/unit/per-slice.test.ts). Frontmatter is metadata, not markdown: a fence marker inside it opens no fence.
  */
 export function toonFencesOfPlan(plan: PlanResult): FenceAt[] {
+  const steps = toonFencesOfPlanSteps(plan);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** {@link toonFencesOfPlan} as steps: a yield after each slice whose fences were looked for (a parse, the first time). */
+export function* toonFencesOfPlanSteps(plan: PlanResult): Generator<void, FenceAt[], void> {
   const out: FenceAt[] = [];
   for (const s of plan.sections) {
     if (s.slice.kind === 'frontmatter' || !sliceMentionsToon(s.analysis)) continue;
+    if (s.analysis.toonFenceList === undefined) {
+      sliceFences(s.analysis);
+      yield;
+    }
     const at = s.slice.charStart;
     const line = s.slice.lineStart - 1;
     for (const f of sliceFences(s.analysis)) {
