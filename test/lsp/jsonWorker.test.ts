@@ -118,3 +118,28 @@ describe('JSON worker: cancellation and $/progress (#14)', () => {
     });
   });
 });
+
+describe('a large .toon file is decoded on the worker', () => {
+  test('a hover asked right after it opens is answered before its decode is published; the decode runs on the worker and equals the in-thread one', async () => {
+    // About 2 MB of TOON (a strict decode of seconds' order on a slow machine), broken on its last line.
+    const rows = Array.from({ length: 60_000 }, (_, i) => `  ${i},item ${i},${i % 2 === 0}`).join('\n');
+    const text = `items[60000]{id,name,ok}:\n${rows}\nbroken: "unterminated\n`;
+    const h = await LspHarness.start({ env: { TOONLENS_TEST_COUNTERS: '1' } });
+    try {
+      const small = h.open('small.md', '# Small\n\n- key: value\n', 'markdown');
+      await h.hover(small, { line: 0, character: 3 });
+      const uri = h.open('big.toon', text, 'toon');
+      const hover = await h.hover(small, { line: 0, character: 3 });
+      assert.ok(hover, 'the hover is answered');
+      assert.equal(h.latestDiagnostics(uri), undefined, 'the hover came back before the file was decoded');
+      const published = await h.waitForDiagnostics(uri, (d) => d.length > 0, 60_000);
+      const { toonFileDiagnostics } = await import('../../server/src/core/toon/fences');
+      const expected = toonFileDiagnostics(text);
+      assert.deepEqual(published.map((d) => [d.code, d.message]), expected.map((d) => [d.code, d.message]));
+      assert.equal(published[0]!.range.start.line, 60_001, 'on the broken line');
+      assert.ok((await counters(h)).completed >= 1, 'the worker decoded it');
+    } finally {
+      await h.shutdown();
+    }
+  });
+});

@@ -21,6 +21,8 @@ import { toLspDiagnostic } from './diagnostics';
 import { charsChange, fmtInt, isMarkdownDocument, isMeasured, isToonDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
 import type { StatusParams } from './protocol';
 import { contentModified, nextTurn, runSliced } from './timeSlice';
+import { jsonAnalyzer } from './jsonDocuments';
+import { serverWork } from './idle';
 import type { CoreDiagnostic } from '../core/types';
 
 /** Core diagnostics → LSP, as steps (a large document has thousands: converted in time-sliced turns). */
@@ -46,10 +48,29 @@ export function planStatus(uri: string, plan: PlanResult): StatusParams {
 
 export const ANALYSING_TEXT = '$(sync~spin) ToonLens: analysing…';
 
+/**
+ * From this size a `.toon` file is decoded on the server's worker thread: the decode is one synchronous call of
+ * the TOON library (a 6.7 MB file: about 2 s), which in-thread would hold every other request that long.
+ */
+export const TOON_OFF_THREAD_MIN_CHARS = 256 * 1024;
+
 export const markdownDiagnosticsFeature: FeatureModule = {
   name: 'markdown-diagnostics',
   create(ctx) {
     const plans = markdownPlans(ctx);
+    const worker = jsonAnalyzer(ctx).worker;
+    /** A `.toon` file's diagnostics: on the worker for a large one (a newer version supersedes the job), else here. */
+    async function toonFileDiagnosticsOf(doc: TextDocument): Promise<CoreDiagnostic[]> {
+      const text = doc.getText();
+      if (text.length < TOON_OFF_THREAD_MIN_CHARS || !worker.available) return toonFileDiagnostics(text);
+      const version = doc.version;
+      const current = () => ctx.documents.get(doc.uri)?.version === version;
+      const reply = await serverWork.track(worker.run({ op: 'toon', text }, current, { label: `decoding ${doc.uri.slice(doc.uri.lastIndexOf('/') + 1)}` }));
+      if (!current()) throw contentModified();
+      if (reply?.ok && reply.toon) return reply.toon;
+      if (reply && !reply.ok) ctx.log.error(`worker failed to decode ${doc.uri}: ${reply.error}`);
+      return toonFileDiagnostics(text); // the worker is gone or failed: here
+    }
     return {
       diagnostics: {
         appliesTo: (doc: TextDocument) => isMarkdownDocument(doc) || isToonDocument(doc),
@@ -59,7 +80,7 @@ export const markdownDiagnosticsFeature: FeatureModule = {
             return [toLspDiagnostic(doc, { ...ruleCode('limits/too-large'), message: `File is larger than toonlens.maxFileSizeMB (${settings.maxFileSizeMB} MB): not analysed.`, range: { start: 0, end: 0 } })];
           }
           const text = doc.getText();
-          if (isToonDocument(doc) && !isMarkdownDocument(doc)) return toonFileDiagnostics(text).map((d) => toLspDiagnostic(doc, d));
+          if (isToonDocument(doc) && !isMarkdownDocument(doc)) return (await toonFileDiagnosticsOf(doc)).map((d) => toLspDiagnostic(doc, d));
           ctx.setStatus({ uri: doc.uri, text: ANALYSING_TEXT, tooltip: 'ToonLens is measuring the sections of this document.' });
           let plan: PlanResult;
           try {

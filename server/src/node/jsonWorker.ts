@@ -1,12 +1,13 @@
 /**
- * The JSON worker thread (dist/jsonWorker.js): checks a large agent-JSON document and plans a large
- * report's lenses off the server's request thread, so hovers, completions and other documents stay
+ * The JSON worker thread (dist/jsonWorker.js): checks a large agent-JSON document, plans a large report's
+ * lenses and strict-decodes a large `.toon` file off the server's request thread, so hovers, completions and other documents stay
  * answered meanwhile (#14.12). It runs the same core functions as the in-thread path, over a workspace view
  * rebuilt from the job (the real file system, the server's open buffers as of the job).
  */
 import { parentPort } from 'node:worker_threads';
 import { checkDocument } from '../core/check';
 import { locatedReportLenses } from '../core/report/lenses';
+import { toonFileDiagnostics } from '../core/toon/fences';
 import type { WorkspaceReader } from '../core/types';
 import { createNodeWorkspace } from './workspace';
 import type { WorkerJob, WorkerReply, WorkerWorkspace } from './jsonWorkerProtocol';
@@ -28,6 +29,7 @@ function workspaceOf(w: WorkerWorkspace | undefined): WorkspaceReader | undefine
 }
 
 function run(job: WorkerJob): WorkerReply {
+  if (job.op === 'toon') return { id: job.id, ok: true, toon: toonFileDiagnostics(job.text) };
   if (job.op === 'check') {
     const r = checkDocument(job.text, { fsPath: job.fsPath, settings: job.settings, kind: job.kind, workspace: workspaceOf(job.workspace) });
     return { id: job.id, ok: true, check: { kind: r.kind, diagnostics: r.diagnostics, lineHints: r.lineHints, parsed: r.value !== undefined } };

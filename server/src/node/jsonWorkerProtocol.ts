@@ -15,8 +15,10 @@ export interface WorkerWorkspace {
 
 export type WorkerJob =
   | { id: number; op: 'check'; text: string; fsPath?: string; settings?: CheckSettings; kind?: DocumentKind; workspace?: WorkerWorkspace }
-  | { id: number; op: 'lenses'; text: string; fsPath: string; workspace: WorkerWorkspace };
+  | { id: number; op: 'lenses'; text: string; fsPath: string; workspace: WorkerWorkspace }
+  /** A `.toon` file's strict decode (`toon/fence-decode`): seconds for a file of megabytes, one synchronous call. */
+  | { id: number; op: 'toon'; text: string };
 
 export type WorkerReply =
-  | { id: number; ok: true; check?: { kind: DocumentKind | undefined; diagnostics: CoreDiagnostic[]; lineHints?: LineHints; parsed: boolean }; lenses?: LocatedReportLens[] }
+  | { id: number; ok: true; check?: { kind: DocumentKind | undefined; diagnostics: CoreDiagnostic[]; lineHints?: LineHints; parsed: boolean }; lenses?: LocatedReportLens[]; toon?: CoreDiagnostic[] }
   | { id: number; ok: false; error: string };
