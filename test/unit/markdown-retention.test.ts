@@ -155,16 +155,21 @@ test('SmallMap behaves as a Map for the memos (get, set replacing the key object
   assert.equal(m.get('a'), undefined);
 });
 
-test('an engine cache edited many times keeps one version of a large document, not one per edit', async () => {
-  const { markdownDocument } = await import('../../bench/markdown-gen');
+/** The heap in use after two full collections. */
+async function settledHeap(): Promise<() => number> {
   const { exposeGc } = await import('../../server/src/node/idleGc');
   const gc = exposeGc();
   assert.ok(gc, 'gc can be exposed');
-  const heap = () => {
+  return () => {
     gc();
     gc();
     return process.memoryUsage().heapUsed;
   };
+}
+
+test('an engine cache edited many times keeps one version of a large document, not one per edit', async () => {
+  const { markdownDocument } = await import('../../bench/markdown-gen');
+  const heap = await settledHeap();
   let text = markdownDocument(7, 12000, 8_000_000);
   const cache = new EngineCache();
   let plan = cache.plan(text);
@@ -191,16 +196,9 @@ test('an engine cache edited many times keeps one version of a large document, n
 
 test('the fences and inline comments memoized with the analyses keep no old version alive either', async () => {
   const { markdownDocument } = await import('../../bench/markdown-gen');
-  const { exposeGc } = await import('../../server/src/node/idleGc');
   const { planDirectives } = await import('../../server/src/core/markdown/diagnostics');
   const { toonFencesOfPlan } = await import('../../server/src/core/markdown/sectionFences');
-  const gc = exposeGc();
-  assert.ok(gc, 'gc can be exposed');
-  const heap = () => {
-    gc();
-    gc();
-    return process.memoryUsage().heapUsed;
-  };
+  const heap = await settledHeap();
   // Every 20th section gets a converted-looking ```toon fence and a disable comment naming a code.
   const base = markdownDocument(9, 6000, 4_000_000);
   let text = base

@@ -307,23 +307,28 @@ class Analysis implements SliceAnalysis {
   }
 
   get directives(): InlineDirective[] | undefined {
-    const t = field(this.bits, DIRECTIVES_SHIFT, 2);
-    return t === 0 ? undefined : t === 1 ? NO_DIRECTIVES : this.extra?.directives;
+    return this.listMemo(DIRECTIVES_SHIFT, this.extra?.directives, NO_DIRECTIVES);
   }
   set directives(v: InlineDirective[] | undefined) {
-    const t = v === undefined ? 0 : v.length === 0 ? 1 : 2;
-    this.bits = (this.bits & ~(3 << DIRECTIVES_SHIFT)) | (t << DIRECTIVES_SHIFT);
-    if (t === 2 || this.extra) this.more().directives = t === 2 ? v : undefined;
+    if (this.flagList(DIRECTIVES_SHIFT, v) || this.extra) this.more().directives = v?.length ? v : undefined;
   }
-
   get toonFenceList(): SliceFence[] | undefined {
-    const t = field(this.bits, FENCE_LIST_SHIFT, 2);
-    return t === 0 ? undefined : t === 1 ? NO_FENCES : this.extra?.toonFenceList;
+    return this.listMemo(FENCE_LIST_SHIFT, this.extra?.toonFenceList, NO_FENCES);
   }
   set toonFenceList(v: SliceFence[] | undefined) {
+    if (this.flagList(FENCE_LIST_SHIFT, v) || this.extra) this.more().toonFenceList = v?.length ? v : undefined;
+  }
+
+  /** A list memo as its two bits say: not computed, empty (the shared `none`), or the extra object's `held`. */
+  private listMemo<T>(shift: number, held: T[] | undefined, none: T[]): T[] | undefined {
+    const t = field(this.bits, shift, 2);
+    return t === 0 ? undefined : t === 1 ? none : held;
+  }
+  /** Sets a list memo's two bits; true when the list has entries (they go into the extra object). */
+  private flagList(shift: number, v: readonly unknown[] | undefined): boolean {
     const t = v === undefined ? 0 : v.length === 0 ? 1 : 2;
-    this.bits = (this.bits & ~(3 << FENCE_LIST_SHIFT)) | (t << FENCE_LIST_SHIFT);
-    if (t === 2 || this.extra) this.more().toonFenceList = t === 2 ? v : undefined;
+    this.bits = (this.bits & ~(3 << shift)) | (t << shift);
+    return t === 2;
   }
 
   private more(): AnalysisExtra {
