@@ -248,6 +248,28 @@ test('the lenses of a converted document measure its fences in turns: a hover as
   }
 });
 
+test('after a Convert all of 4,000 sections, without a storage path, every fence still reverts exactly', async () => {
+  // The session's memory keeps the originals of every converted section (it was capped at 2,000 records: the
+  // first 2,000 fell back to canonical markdown).
+  const text = TABLES + '\n' + TABLES.replace(/## Table (\d+)/g, '## More $1').replace(/\| k(\d+)_/g, '| m$1_');
+  const h = await LspHarness.start();
+  try {
+    const uri = h.openFile('tables-2500.md', text, 'markdown');
+    await h.codeLenses(uri);
+    const o = (await h.executeCommand('toonlens.convertAll', [{ uri, version: h.version(uri) }], 60_000)) as { applied: boolean; message: string };
+    assert.equal(o.applied, true);
+    assert.match(o.message, /4000 sections/);
+    h.change(uri, applyWorkspaceEdit(text, uri, h.appliedEdits.at(-1)!.edit));
+    const reverts = ((await h.codeLenses(uri)) ?? []).filter((l) => l.command?.command === 'toonlens.revertSection');
+    assert.equal(reverts.length, 4000);
+    const canonical = reverts.filter((l) => /canonical/.test(l.command!.tooltip ?? ''));
+    assert.equal(canonical.length, 0, `${canonical.length} fences would revert to canonical markdown, the first on line ${canonical[0]?.range.start.line}`);
+    h.close(uri);
+  } finally {
+    await h.shutdown();
+  }
+});
+
 test('the originals of a Convert all are all on disk when the server shuts down right after it (written in the background, flushed on shutdown)', async () => {
   const storage = mkdtempSync(join(tmpdir(), 'toonlens-storage-'));
   const h = await LspHarness.start({ initializationOptions: { storagePath: storage } });

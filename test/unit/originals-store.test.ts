@@ -2,7 +2,7 @@
 // turns that leave the event loop free, all written by `flush` at once, one warning for a run of failed writes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -54,6 +54,36 @@ test('flush writes every pending record now; a run of failed writes warns once a
     assert.deepEqual(failing.get(key(7)), record(7), 'still exact in this session');
     assert.deepEqual(readdirSync(blocked), ['originals'], 'no temp file left behind');
     rmSync(blocked, { recursive: true, force: true });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the session memory is bounded by characters, least recently used first; every record of a Convert all of 5,000 sections stays', async () => {
+  const { MemoryOriginals } = await import('../../server/src/core/markdown/revert');
+  const all = new MemoryOriginals();
+  for (let i = 0; i < 5000; i++) all.put(key(i), record(i));
+  for (let i = 0; i < 5000; i++) assert.deepEqual(all.get(key(i)), record(i), `record ${i}`);
+  const size = record(0).heading.length + record(0).original.length;
+  const small = new MemoryOriginals(size * 3);
+  for (let i = 0; i < 3; i++) small.put(key(i), record(i));
+  assert.ok(small.get(key(0)), 'read: now the most recent');
+  small.put(key(3), record(3));
+  assert.equal(small.get(key(1)), undefined, 'the least recently used went');
+  assert.ok(small.get(key(0)) && small.get(key(2)) && small.get(key(3)));
+});
+
+test('a key found on no file is not looked for again, until a record is put for it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toonlens-originals-'));
+  try {
+    const store = createOriginalsStore(dir);
+    assert.equal(store.get(key(7)), undefined);
+    // A file appearing behind the store's back (another process) is not read: the miss is remembered.
+    mkdirSync(join(dir, 'originals'), { recursive: true });
+    writeFileSync(join(dir, 'originals', `${key(7)}.json`), JSON.stringify(record(7)));
+    assert.equal(store.get(key(7)), undefined);
+    store.put(key(7), record(8));
+    assert.deepEqual(store.get(key(7)), record(8));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

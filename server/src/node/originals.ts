@@ -33,6 +33,9 @@ export function createOriginalsStore(storagePath: string | undefined, opts: Orig
   const dir = nodePath.join(storagePath, 'originals');
   const warn = opts.warn ?? (() => undefined);
   const pending: { key: string; record: OriginalRecord }[] = [];
+  /** Keys found on no file (fences converted elsewhere, or edited): not looked for again until one is put. */
+  const missing = new Set<string>();
+  const MISSING_MAX = 100_000;
   let failed = 0;
   let lastError = '';
   let running: Promise<void> | undefined;
@@ -81,21 +84,28 @@ export function createOriginalsStore(storagePath: string | undefined, opts: Orig
     opts.track?.(running);
   };
 
+  const remember = (key: string): undefined => {
+    if (missing.size >= MISSING_MAX) missing.clear();
+    missing.add(key);
+    return undefined;
+  };
+
   return {
     get(key) {
       const hit = memory.get(key);
-      if (hit || !KEY.test(key)) return hit;
+      if (hit || !KEY.test(key) || missing.has(key)) return hit;
       try {
         const raw = JSON.parse(fs.readFileSync(nodePath.join(dir, `${key}.json`), 'utf8')) as Partial<OriginalRecord>;
-        if (typeof raw.heading !== 'string' || typeof raw.original !== 'string') return undefined;
+        if (typeof raw.heading !== 'string' || typeof raw.original !== 'string') return remember(key);
         const record = { heading: raw.heading, original: raw.original };
         memory.put(key, record);
         return record;
       } catch {
-        return undefined;
+        return remember(key);
       }
     },
     put(key, record) {
+      missing.delete(key);
       memory.put(key, record);
       if (!KEY.test(key)) return;
       pending.push({ key, record });

@@ -98,16 +98,38 @@ export function revertDescription(kind: RevertEdit['kind']): string {
   }
 }
 
-/** An in-memory store (one session), bounded: the oldest records go first. */
+/**
+ * The originals a session keeps in memory: bounded by their characters (and a count), the least recently used
+ * going first. The bound is what the originals of the open documents' converted sections take — about the
+ * documents' size before Convert — so a Convert all of thousands of sections keeps every one exact (a bound of
+ * 2,000 records made a 5,347-section Convert all forget most of them, and a store on disk read them back on every
+ * lens request).
+ */
 export class MemoryOriginals implements OriginalsStore {
   private readonly map = new Map<string, OriginalRecord>();
-  constructor(private readonly max = 2000) {}
+  private chars = 0;
+  constructor(
+    private readonly maxChars = 32 * 1024 * 1024,
+    private readonly maxRecords = 100_000,
+  ) {}
   get(key: string): OriginalRecord | undefined {
-    return this.map.get(key);
+    const r = this.map.get(key);
+    if (r) {
+      this.map.delete(key);
+      this.map.set(key, r);
+    }
+    return r;
   }
   put(key: string, record: OriginalRecord): void {
+    const old = this.map.get(key);
+    if (old) this.chars -= old.original.length + old.heading.length;
     this.map.delete(key);
     this.map.set(key, record);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+    this.chars += record.original.length + record.heading.length;
+    while (this.map.size > 1 && (this.chars > this.maxChars || this.map.size > this.maxRecords)) {
+      const [k, r] = this.map.entries().next().value!;
+      this.map.delete(k);
+      this.chars -= r.original.length + r.heading.length;
+    }
   }
 }
