@@ -23,6 +23,7 @@ import type { StatusParams } from './protocol';
 import { contentModified, nextTurn, runSliced } from './timeSlice';
 import { jsonAnalyzer } from './jsonDocuments';
 import { serverWork } from './idle';
+import { shortName } from './progress';
 import type { CoreDiagnostic } from '../core/types';
 
 /** Core diagnostics → LSP, as steps (a large document has thousands: converted in time-sliced turns). */
@@ -65,7 +66,7 @@ export const markdownDiagnosticsFeature: FeatureModule = {
       if (text.length < TOON_OFF_THREAD_MIN_CHARS || !worker.available) return toonFileDiagnostics(text);
       const version = doc.version;
       const current = () => ctx.documents.get(doc.uri)?.version === version;
-      const reply = await serverWork.track(worker.run({ op: 'toon', text }, current, { label: `decoding ${doc.uri.slice(doc.uri.lastIndexOf('/') + 1)}` }));
+      const reply = await serverWork.track(worker.run({ op: 'toon', text }, current, { label: `decoding ${shortName(doc.uri)}` }));
       if (!current()) throw contentModified();
       if (reply?.ok && reply.toon) return reply.toon;
       if (reply && !reply.ok) ctx.log.error(`worker failed to decode ${doc.uri}: ${reply.error}`);

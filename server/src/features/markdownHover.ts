@@ -9,7 +9,7 @@ import type { SectionResult } from '../core/markdown/engine';
 import type { FeatureModule } from './feature';
 import type { TokenizerName } from '../core/tokens';
 import { charsChange, fmtInt, fmtTokenSavings, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset, type PlanSettings } from './markdownPlans';
-import { convertedFenceOf, fenceSavings, originals, toonFencesOf, type FenceAt } from './markdownFences';
+import { convertedFenceOf, fenceFigures, toonFencesOf, type FenceAt } from './markdownFences';
 import { revertDescription } from '../core/markdown/revert';
 
 const PREVIEW_LINES = 12;
@@ -58,7 +58,7 @@ export function sectionHoverMarkdown(s: SectionResult): string {
 
 /** The hover of a converted section (its body is a ```toon fence): what the fence saves and what Revert does. */
 export function fenceHoverMarkdown(text: string, s: SectionResult, at: FenceAt, tok?: TokenizerName): string | undefined {
-  const m = fenceSavings(text, at, originals(), tok);
+  const m = fenceFigures(text, at, s, tok);
   if (!m) return undefined;
   const against = m.exactOriginal ? 'the original markdown' : 'its canonical markdown rendering (the original is not known)';
   return [
@@ -69,7 +69,7 @@ export function fenceHoverMarkdown(text: string, s: SectionResult, at: FenceAt, 
     `| characters | ${fmtInt(m.chars.source)} | ${fmtInt(m.chars.toon)} | ${savesOrCosts(m.chars.savings, 'char')} (${Math.abs(m.chars.savings_pct).toFixed(1)}%) |`,
     `| tokens (\`${tok ?? 'o200k_base'}\`) | ${fmtInt(m.tokens.source)} | ${fmtInt(m.tokens.toon)} | ${savesOrCosts(m.tokens.savings, 'token')} |`,
     '',
-    `Measured against ${against}: ${charsChange(m.chars)}. **Revert to Markdown** ${revertDescription(m.revert.kind)}.`,
+    `Measured against ${against}: ${charsChange(m.chars)}. **Revert to Markdown** ${revertDescription(m.kind)}.`,
   ].join('\n');
 }
 

@@ -18,15 +18,13 @@ import type { ClientCapabilities, CodeLens, Command, Range } from 'vscode-langua
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { sectionMeasurement, type PlanResult, type SectionResult } from '../core/markdown/engine';
 import type { SliceAnalysis } from '../core/markdown/analysis';
-import { fenceKey, revertDescription, type OriginalRecord, type RevertEdit } from '../core/markdown/revert';
-import type { MeasuredChars } from '../core/markdown/measure';
+import { revertDescription } from '../core/markdown/revert';
 import type { FeatureModule } from './feature';
 import type { TokenizerName } from '../core/tokens';
 import { COMMANDS } from './protocol';
 import { charsChange, fmtInt, fmtTokenSavings, headingText, humanCode, isMarkdownDocument, isMeasured, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './markdownPlans';
-import { convertedFenceOf, fenceSavings, originals, toonFencesOf, type FenceAt } from './markdownFences';
+import { convertedFenceOf, fenceFigures, fenceFigureSteps, fencesWithOwners, toonFencesOf, type FenceAt } from './markdownFences';
 import { RESOLVE_LENSES_ABOVE, UnresolvedLensSets } from './lensResolve';
-import { toonFencesOfPlanSteps } from '../core/markdown/sectionFences';
 import { contentModified, requestCancelled, runSliced } from './timeSlice';
 
 /** Sections whose body (after the heading line) has fewer non-blank characters than this get no lens. */
@@ -96,69 +94,6 @@ function action(trusted: boolean, title: string, tooltip: string, command: strin
   // The argument is ignored by the trust editor; VS Code keeps a lens command's tooltip only when it has arguments.
   if (!trusted) return { title: `${title} — needs a trusted workspace`, tooltip: RESTRICTED_TOOLTIP, command: MANAGE_TRUST_COMMAND, arguments: [{ restricted: true }] };
   return { title, tooltip, command, arguments: args };
-}
-
-/** What a fence's lenses say: its figures against the markdown Revert writes, and which kind of revert that is. */
-interface FenceFigures {
-  chars: MeasuredChars;
-  tokens: { source: number; toon: number; savings: number };
-  exactOriginal: boolean;
-  kind: RevertEdit['kind'];
-}
-
-/**
- * A fence's figures, remembered with the analysis of the slice holding it: they depend only on the slice's text
- * (the fence and the heading line before it), the original the store knows for the fence (by identity) and the
- * tokenizer, so after an edit elsewhere no fence is decoded, rendered or counted again (on 4 MB of real markdown
- * with 84 converted sections: 157 → 7 ms a lens request).
- */
-const fenceFiguresMemo = new WeakMap<SliceAnalysis, { rel: number; tok: TokenizerName; key: string; known: OriginalRecord | undefined; figures: FenceFigures | undefined }[]>();
-
-const sameRecord = (a: OriginalRecord | undefined, b: OriginalRecord | undefined): boolean => a === b || (a !== undefined && b !== undefined && a.heading === b.heading && a.original === b.original);
-
-function fenceFigures(text: string, at: FenceAt, owner: SectionResult | undefined, tok: TokenizerName): FenceFigures | undefined {
-  const store = originals();
-  const holds = owner !== undefined && owner.slice.charStart <= at.start && at.end <= owner.slice.charEnd;
-  const rel = holds ? at.start - owner.slice.charStart : -1;
-  const memo = holds ? fenceFiguresMemo.get(owner.analysis) : undefined;
-  const prior = memo?.find((e) => e.rel === rel && e.tok === tok);
-  // The same slice text and place: the same fence content, so its key (a sha256) is the remembered one.
-  const key = prior?.key ?? fenceKey(at.fence.content);
-  const known = store.get(key);
-  if (prior && sameRecord(prior.known, known)) return prior.figures;
-  const m = fenceSavings(text, at, store, tok);
-  const figures = m && { chars: m.chars, tokens: m.tokens, exactOriginal: m.exactOriginal, kind: m.revert.kind };
-  if (holds) {
-    const list = memo ?? [];
-    if (prior) list.splice(list.indexOf(prior), 1);
-    if (list.length >= 8) list.shift();
-    list.push({ rel, tok, key, known, figures });
-    if (!memo) fenceFiguresMemo.set(owner.analysis, list);
-  }
-  return figures;
-}
-
-/** Each fence with the section whose slice holds it (both in document order). */
-function* fencesWithOwners(plan: PlanResult, fences: readonly FenceAt[]): Generator<[FenceAt, SectionResult | undefined]> {
-  let si = 0;
-  for (const f of fences) {
-    while (si < plan.sections.length - 1 && plan.sections[si]!.slice.charEnd <= f.start) si++;
-    yield [f, plan.sections[si]];
-  }
-}
-
-/**
- * Every fence's figures, computed into their slices' memos one fence a step, so that a runSliced caller spreads
- * them over turns: after a Convert all of thousands of sections each fence is decoded, rendered and counted once,
- * and the server answers other requests meanwhile; the lenses then read the memos at once.
- */
-export function* fenceFigureSteps(doc: TextDocument, plan: PlanResult): Generator<void, void, void> {
-  yield* toonFencesOfPlanSteps(plan); // each slice's fences found first, a slice a step (memoized with its analysis)
-  const text = doc.getText();
-  for (const [f, owner] of fencesWithOwners(plan, toonFencesOf(doc, plan))) {
-    fenceFigures(text, f, owner, plan.tokenizer);
-    yield;
-  }
 }
 
 function fenceLenses(doc: TextDocument, at: FenceAt, trusted: boolean, tok: TokenizerName, owner: SectionResult | undefined): CodeLens[] {

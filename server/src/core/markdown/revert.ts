@@ -98,6 +98,9 @@ export function revertDescription(kind: RevertEdit['kind']): string {
   }
 }
 
+/** What a record weighs in the session memory: its characters. */
+const charsOf = (r: OriginalRecord): number => r.original.length + r.heading.length;
+
 /**
  * The originals a session keeps in memory: bounded by their characters (and a count), the least recently used
  * going first. The bound is what the originals of the open documents' converted sections take — about the
@@ -122,14 +125,14 @@ export class MemoryOriginals implements OriginalsStore {
   }
   put(key: string, record: OriginalRecord): void {
     const old = this.map.get(key);
-    if (old) this.chars -= old.original.length + old.heading.length;
+    if (old) this.chars -= charsOf(old);
     this.map.delete(key);
     this.map.set(key, record);
-    this.chars += record.original.length + record.heading.length;
+    this.chars += charsOf(record);
     while (this.map.size > 1 && (this.chars > this.maxChars || this.map.size > this.maxRecords)) {
       const [k, r] = this.map.entries().next().value!;
       this.map.delete(k);
-      this.chars -= r.original.length + r.heading.length;
+      this.chars -= charsOf(r);
     }
   }
 }

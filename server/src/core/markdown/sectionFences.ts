@@ -2,7 +2,7 @@
  * ```toon fences with their extents in a markdown text, and the fence a converted section consists of: what the
  * markdown diagnostics (editor and CLI) and the editor's fence features share. Pure: no LSP, no file system.
  */
-import type { PlanResult, SectionResult } from './engine';
+import { runSteps, type PlanResult, type SectionResult } from './engine';
 import { sliceMentionsToon, type SliceAnalysis } from './analysis';
 import { detach } from './text';
 import { fenceExtent } from './revert';
@@ -39,11 +39,7 @@ function sliceFences(a: SliceAnalysis): FenceAt[] {
  * (test/unit/per-slice.test.ts). Frontmatter is metadata, not markdown: a fence marker inside it opens no fence.
  */
 export function toonFencesOfPlan(plan: PlanResult): FenceAt[] {
-  const steps = toonFencesOfPlanSteps(plan);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
+  return runSteps(toonFencesOfPlanSteps(plan));
 }
 
 /** {@link toonFencesOfPlan} as steps: a yield after each slice whose fences were looked for (a parse, the first time). */

@@ -74,6 +74,11 @@ function htmlStart(rest: string, canInterruptParagraph: boolean): HtmlEnd | null
   return null;
 }
 
+/** Whether an HTML block that starts on `line` ends there too (its end marker on the same line; a blank-ended one never does). */
+function endsOnItsLine(h: HtmlEnd, line: string): boolean {
+  return h !== 'blank' && h.test(line);
+}
+
 /** Cells of a table delimiter row, or -1 when the line is not one (markdown-it's rules). */
 function delimiterColumns(rest: string): number {
   const t = rest.trimEnd();
@@ -263,6 +268,12 @@ function skipsFenceBody(s: HeadingScan, fence: OpenFence, start: number, content
   return p - start >= 4 || p >= contentEnd || s.text[p] !== fence.ch;
 }
 
+/** Whether `rest` (a line after its indentation) closes `fence`: its character, at least as long, nothing after. */
+function closesFence(fence: OpenFence, rest: string): boolean {
+  const m = /^(`{3,}|~{3,})[ \t]*$/.exec(rest);
+  return m !== null && m[1]![0] === fence.ch && m[1]!.length >= fence.len;
+}
+
 /** A line inside an open fence: true when it belongs to it (closing it or not), false when the fence ended before it. */
 function fenceLine(s: HeadingScan, fence: OpenFence, cols: number, rest: string, blank: boolean): boolean {
   if (fence.listed && s.listCol >= 0 && !blank && cols < s.listCol) {
@@ -270,10 +281,7 @@ function fenceLine(s: HeadingScan, fence: OpenFence, cols: number, rest: string,
     return false;
   }
   const rel = fence.listed ? cols - fence.base : cols;
-  if (rel < 4 && rel >= 0) {
-    const m = /^(`{3,}|~{3,})[ \t]*$/.exec(rest);
-    if (m && m[1]![0] === fence.ch && m[1]!.length >= fence.len) s.fence = null;
-  }
+  if (rel < 4 && rel >= 0 && closesFence(fence, rest)) s.fence = null;
   return true;
 }
 
@@ -351,7 +359,7 @@ function listContinuationLine(s: HeadingScan, line: string): void {
   }
   const html = innerIndent.cols < 4 ? htmlStart(innerRest, s.listPara) : null;
   if (html) {
-    if (!(html !== 'blank' && html.test(inner))) s.listHtml = html;
+    if (!endsOnItsLine(html, inner)) s.listHtml = html;
     s.listPara = false;
   } else s.listPara = containerParagraph(inner, s.listPara);
   s.listBlankSeen = false;
@@ -406,7 +414,7 @@ function htmlOpenLine(s: HeadingScan, line: string, rest: string, lazyCandidate:
   const h = htmlStart(rest, s.paraStart >= 0 || lazyCandidate || s.inTable);
   if (!h) return false;
   s.endBlocks();
-  if (!(h !== 'blank' && h.test(line))) s.html = h; // else it ends on its first line
+  if (!endsOnItsLine(h, line)) s.html = h;
   return true;
 }
 
@@ -427,8 +435,7 @@ function quoteLine(s: HeadingScan, li: number, rest: string): boolean {
     return true;
   }
   if (open) {
-    const m = ind.cols < 4 ? /^(`{3,}|~{3,})[ \t]*$/.exec(r) : null;
-    if (!(m && m[1]![0] === open.fence.ch && m[1]!.length >= open.fence.len)) s.quoteOpen = open;
+    if (!(ind.cols < 4 && closesFence(open.fence, r))) s.quoteOpen = open;
     return true;
   }
   if (ind.cols < 4) {
@@ -439,7 +446,7 @@ function quoteLine(s: HeadingScan, li: number, rest: string): boolean {
     }
     const html = htmlStart(r, paraOpen);
     if (html) {
-      if (!(html !== 'blank' && html.test(inner))) s.quoteOpen = { html };
+      if (!endsOnItsLine(html, inner)) s.quoteOpen = { html };
       return true;
     }
   }
@@ -479,7 +486,7 @@ function listItemLine(s: HeadingScan, cols: number, rest: string): boolean {
     s.fence = fence;
     s.listPara = false;
   } else if (html) {
-    if (!(html !== 'blank' && html.test(innerRest))) s.listHtml = html;
+    if (!endsOnItsLine(html, innerRest)) s.listHtml = html;
     s.listPara = false;
   } else s.listPara = !empty && afterIndent.cols <= 4 && containerParagraph(innerRest, false);
   return true;
