@@ -46,14 +46,14 @@ type HtmlEnd = RegExp | 'blank';
 
 
 /** Removes `cols` columns of leading whitespace (tabs expanded) from a line. */
-function stripCols(line: string, cols: number): string {
+function stripCols(line: string, cols: number, base = 0): string {
   let c = 0;
   let i = 0;
   while (i < line.length && c < cols) {
     const ch = line.charCodeAt(i);
     if (ch === 32) c++;
     else if (ch === 9) {
-      const w = 4 - (c % 4);
+      const w = 4 - ((base + c) % 4);
       if (c + w > cols) return ' '.repeat(c + w - cols) + line.slice(i + 1);
       c += w;
     } else break;
@@ -208,6 +208,13 @@ class HeadingScan {
   /** The last block-quote line, and the HTML block or fence open inside that quote after it. */
   quoteLast = -2;
   quoteOpen: { html: HtmlEnd } | { fence: OpenFence } | null = null;
+  /**
+   * The list item open at the top of the block quote (its content column, counted from the quote's content),
+   * or null. A quote line indented to that column belongs to the item (`> -` then `>     x`: `x` is the item's
+   * paragraph, not indented code); an item marker left of it starts the list's next item (or another list),
+   * which ends the item's paragraph even when it is empty (markdown-it: the next item terminates the last).
+   */
+  quoteItem: { col: number; empty: boolean } | null = null;
   /** Next '|' at or after the current line (monotonic, so the search stays linear). */
   nextPipe = -2;
 
@@ -227,10 +234,12 @@ class HeadingScan {
     this.endParagraph();
     this.inTable = false;
     this.quotePara = false;
+    this.quoteItem = null;
   }
 
   /** A line of document-level paragraph text (or the first one). */
   paragraphLine(li: number, text: string): void {
+    this.quoteItem = null;
     if (this.paraStart < 0) {
       this.paraStart = li;
       this.paraLines = [];
@@ -296,6 +305,7 @@ function blankLine(s: HeadingScan): void {
   s.endParagraph();
   s.inTable = false;
   s.quotePara = false;
+  s.quoteItem = null;
   if (s.listCol >= 0) {
     s.listPara = false;
     s.listBlankSeen = true;
@@ -306,27 +316,45 @@ function blankLine(s: HeadingScan): void {
 }
 
 /**
+ * The text after a block quote's `>` (at column `col`) and the column it starts at: one optional space is
+ * consumed, a whole space or one column of a tab (the tab's other columns stay, as spaces: markdown-it's
+ * `adjustTab`), so `> \tx` holds `  x`, not indented code.
+ */
+function afterQuoteMarker(rest: string, col: number): { inner: string; col: number } {
+  const c = rest.charCodeAt(1);
+  if (c === 32) return { inner: rest.slice(2), col: col + 2 };
+  if (c === 9) return { inner: ' '.repeat(3 - ((col + 1) % 4)) + rest.slice(2), col: col + 2 };
+  return { inner: rest.slice(1), col: col + 1 };
+}
+
+/**
  * Whether a line inside a container (after its markers: a quote's `>`, a list item's indent) is paragraph text,
  * so that a lazy continuation line may follow it. `paraOpen`: the container's last line was paragraph text.
  * Opening fences and HTML blocks are the callers' (they stay open over lines).
  */
-function containerParagraph(inner: string, paraOpen: boolean): boolean {
-  const ind = indentOf(inner);
+function containerParagraph(inner: string, paraOpen: boolean, col: number): boolean {
+  const ind = indentOf(inner, true, col);
   const r = inner.slice(ind.chars);
   if (r.trim() === '') return false;
   if (ind.cols >= 4) return paraOpen; // indented code, unless it continues a paragraph
   const c = r.charCodeAt(0) | 32;
   if (c >= 97 && c <= 122) return true; // a letter starts no block: paragraph text (most lines)
   if (ATX.test(r) || THEMATIC.test(r) || fenceOpener(r, 0, false) || (paraOpen && SETEXT.test(r)) || htmlStart(r, paraOpen)) return false;
-  if (r.charCodeAt(0) === 62 /* > */) return containerParagraph(r.slice(1).replace(/^[ \t]/, ''), paraOpen);
+  const rCol = col + ind.cols;
+  if (r.charCodeAt(0) === 62 /* > */) {
+    const q = afterQuoteMarker(r, rCol);
+    return containerParagraph(q.inner, paraOpen, q.col);
+  }
   const bm = BULLET.exec(r);
   const om = bm ? null : ORDERED.exec(r);
   if (bm || om) {
-    const after = r.slice(bm ? 1 : om![1]!.length + 1);
+    const markerLen = bm ? 1 : om![1]!.length + 1;
+    const after = r.slice(markerLen);
     const empty = after.trim() === '';
     if (paraOpen && (empty || (bm === null && om![1] !== '1'))) return true; // cannot interrupt: paragraph text
-    if (empty || indentOf(after).cols > 4) return false;
-    return containerParagraph(after.slice(indentOf(after).chars), false);
+    const ai = indentOf(after, true, rCol + markerLen);
+    if (empty || ai.cols > 4) return false;
+    return containerParagraph(after.slice(ai.chars), false, rCol + markerLen + ai.cols);
   }
   return true;
 }
@@ -349,7 +377,7 @@ function listContinuationLine(s: HeadingScan, line: string): void {
     s.listBlankSeen = false;
     return;
   }
-  const innerIndent = indentOf(inner);
+  const innerIndent = indentOf(inner, true, s.listCol);
   const innerRest = inner.slice(innerIndent.chars);
   const fence = innerIndent.cols < 4 ? fenceOpener(innerRest, s.listCol, true) : null;
   if (fence) {
@@ -361,7 +389,7 @@ function listContinuationLine(s: HeadingScan, line: string): void {
   if (html) {
     if (!endsOnItsLine(html, inner)) s.listHtml = html;
     s.listPara = false;
-  } else s.listPara = containerParagraph(inner, s.listPara);
+  } else s.listPara = containerParagraph(inner, s.listPara, s.listCol);
   s.listBlankSeen = false;
 }
 
@@ -375,6 +403,7 @@ function indentedLine(s: HeadingScan, rest: string): void {
   if (s.quotePara) return;
   s.listCol = -1;
   s.inTable = false;
+  s.quoteItem = null;
 }
 
 function atxLine(s: HeadingScan, li: number, rest: string): boolean {
@@ -419,16 +448,18 @@ function htmlOpenLine(s: HeadingScan, line: string, rest: string, lazyCandidate:
 }
 
 /** Block quote: its lines never hold document-level headings; only whether a lazy paragraph line may follow matters. */
-function quoteLine(s: HeadingScan, li: number, rest: string): boolean {
+function quoteLine(s: HeadingScan, li: number, cols: number, rest: string): boolean {
   if (rest.charCodeAt(0) !== 62 /* > */) return false;
   const paraOpen = s.quotePara;
   const open = s.quoteLast === li - 1 ? s.quoteOpen : null;
+  const top = s.quoteItem;
   s.endBlocks();
   s.quoteLast = li;
   s.quoteOpen = null;
-  const inner = rest.slice(1).replace(/^[ \t]/, '');
-  const ind = indentOf(inner);
+  const { inner, col } = afterQuoteMarker(rest, cols);
+  const ind = indentOf(inner, true, col);
   const r = inner.slice(ind.chars);
+  const inItem = top !== null && r !== '' && ind.cols >= top.col;
   if (open && 'html' in open) {
     // Inside the quote's HTML block: it ends on a blank quote line or its end marker.
     if (open.html === 'blank' ? r.trim() !== '' : !open.html.test(inner)) s.quoteOpen = open;
@@ -436,6 +467,19 @@ function quoteLine(s: HeadingScan, li: number, rest: string): boolean {
   }
   if (open) {
     if (!(ind.cols < 4 && closesFence(open.fence, r))) s.quoteOpen = open;
+    return true;
+  }
+  if (inItem) {
+    // The item's content: its column is where indentation counts from.
+    s.quoteItem = top.empty ? { col: top.col, empty: false } : top;
+    if (ind.cols - top.col < 4) {
+      const fence = fenceOpener(r, 0, false);
+      if (fence) {
+        s.quoteOpen = { fence };
+        return true;
+      }
+    }
+    s.quotePara = containerParagraph(stripCols(inner, top.col, col), paraOpen, col + top.col);
     return true;
   }
   if (ind.cols < 4) {
@@ -449,8 +493,27 @@ function quoteLine(s: HeadingScan, li: number, rest: string): boolean {
       if (!endsOnItsLine(html, inner)) s.quoteOpen = { html };
       return true;
     }
+    const bm = BULLET.exec(r);
+    const om = bm ? null : ORDERED.exec(r);
+    if ((bm || om) && !(paraOpen && top === null && SETEXT.test(r))) {
+      const markerLen = bm ? 1 : om![1]!.length + 1;
+      const after = r.slice(markerLen);
+      const ai = indentOf(after, true, col + ind.cols + markerLen);
+      const empty = after.trim() === '';
+      // Left of an open item's content any item ends that item's paragraph; the quote's own paragraph goes on
+      // over an empty item or one not starting at 1 (paragraph text, then).
+      const continues = paraOpen && top === null && (empty || (om !== null && om[1] !== '1'));
+      if (!continues) {
+        s.quoteItem = { col: ind.cols + markerLen + (empty || ai.cols > 4 ? 1 : ai.cols), empty };
+        s.quotePara = containerParagraph(inner, false, col);
+        return true;
+      }
+    }
   }
-  s.quotePara = containerParagraph(inner, paraOpen);
+  const para = containerParagraph(inner, paraOpen, col);
+  // A blank quote line (unless the item began empty) or the item paragraph's lazy text keeps the item open.
+  if (top !== null && (r === '' ? !top.empty : paraOpen && para)) s.quoteItem = top;
+  s.quotePara = para;
   return true;
 }
 
@@ -470,8 +533,8 @@ function listItemLine(s: HeadingScan, cols: number, rest: string): boolean {
   const empty = after.trim() === '';
   // (markdown-it lets any item end a block quote's lazy paragraph: only a document-level paragraph restricts.)
   if (s.paraStart >= 0 && (empty || (bm === null && om![1] !== '1'))) return false;
-  const afterIndent = indentOf(after);
   const markerCol = cols + markerLen;
+  const afterIndent = indentOf(after, true, markerCol);
   s.endBlocks();
   s.listCol = empty || afterIndent.cols > 4 ? markerCol + 1 : markerCol + afterIndent.cols;
   s.listBlankSeen = false;
@@ -488,7 +551,7 @@ function listItemLine(s: HeadingScan, cols: number, rest: string): boolean {
   } else if (html) {
     if (!endsOnItsLine(html, innerRest)) s.listHtml = html;
     s.listPara = false;
-  } else s.listPara = !empty && afterIndent.cols <= 4 && containerParagraph(innerRest, false);
+  } else s.listPara = !empty && afterIndent.cols <= 4 && containerParagraph(innerRest, false, markerCol + afterIndent.cols);
   return true;
 }
 
@@ -567,13 +630,13 @@ export function scanHeadings(lines: LineIndex, from: number, end?: ScanEnd): Hea
       continue;
     }
     if (atxLine(s, li, rest) || setextLine(s, li, rest) || fenceOpenLine(s, rest) || htmlOpenLine(s, line, rest, lazyCandidate)) continue;
-    if (quoteLine(s, li, rest) || thematicLine(s, rest) || listItemLine(s, cols, rest)) continue;
+    if (quoteLine(s, li, cols, rest) || thematicLine(s, rest) || listItemLine(s, cols, rest)) continue;
     if (lazyCandidate || s.inTable) continue; // paragraph continuation inside the list or quote; table rows
     s.listCol = -1;
     s.paragraphLine(li, rest);
   }
   if (end) {
-    end.clean = !s.fence && !s.html && s.listCol < 0 && s.paraStart < 0 && !s.inTable && !s.quotePara && !(s.quoteOpen && s.quoteLast === count - 1);
+    end.clean = !s.fence && !s.html && s.listCol < 0 && s.paraStart < 0 && !s.inTable && !s.quotePara && !(s.quoteOpen && s.quoteLast === count - 1) && s.quoteItem === null;
     end.atxSafe = !s.fence && !s.html && s.listCol < 0;
     end.atxSafeAtColumn0 = !s.fence && !s.html;
   }

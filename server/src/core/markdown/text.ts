@@ -8,15 +8,16 @@
 
 /**
  * A line's leading whitespace, in columns and in characters: spaces, and tabs to the next multiple of 4
- * (CommonMark's tab stop); with `tabs` false a tab ends it like any other character.
+ * (CommonMark's tab stop); with `tabs` false a tab ends it like any other character. `base`: the column
+ * `line` starts at (text after a container's marker: a tab stops at a multiple of 4 of the whole line).
  */
-export function indentOf(line: string, tabs = true): { cols: number; chars: number } {
+export function indentOf(line: string, tabs = true, base = 0): { cols: number; chars: number } {
   let cols = 0;
   let i = 0;
   for (; i < line.length; i++) {
     const c = line.charCodeAt(i);
     if (c === 32) cols++;
-    else if (c === 9 && tabs) cols += 4 - (cols % 4);
+    else if (c === 9 && tabs) cols += 4 - ((base + cols) % 4);
     else break;
   }
   return { cols, chars: i };
