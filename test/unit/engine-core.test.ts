@@ -186,6 +186,10 @@ describe('slicing', () => {
       ['> -\n>     x\ntext\n===\n', []],
       ['> - a\n> -\n>     x\n x\n-\n', []],
       ['> -\n>\n>     x\n x\n>     x\n x\n===\n', [6]],
+      // A quote in a list item: a `>` line after the item's paragraph starts a quote (its four-column text is
+      // code, the paragraph does not go on), one after the quote's lazy text continues it.
+      ['- a\n  >     x\ntext\n---\n', [3]],
+      ['- > a\n  \ty\n  >     x\n x\n===\n', []],
     ] as const) {
       assert.deepEqual(sliceDocument(text).filter((s) => s.kind === 'section').map((s) => s.lineStart), headings, JSON.stringify(text));
     }

@@ -195,6 +195,8 @@ class HeadingScan {
   listBlankSeen = false;
   /** The open item began on an empty line and holds nothing yet (a blank line then ends it). */
   listEmpty = false;
+  /** Whether the item's last line was a block quote's (a `>` line in the item continues that quote). */
+  listQuote = false;
   /** An HTML block open inside the list item, with its end condition. */
   listHtml: HtmlEnd | null = null;
   /** The open list's marker: its bullet, or its ordered delimiter (`.` or `)`); an item with another starts a new list. */
@@ -306,6 +308,7 @@ function blankLine(s: HeadingScan): void {
   s.inTable = false;
   s.quotePara = false;
   s.quoteItem = null;
+  s.listQuote = false;
   if (s.listCol >= 0) {
     s.listPara = false;
     s.listBlankSeen = true;
@@ -329,10 +332,12 @@ function afterQuoteMarker(rest: string, col: number): { inner: string; col: numb
 
 /**
  * Whether a line inside a container (after its markers: a quote's `>`, a list item's indent) is paragraph text,
- * so that a lazy continuation line may follow it. `paraOpen`: the container's last line was paragraph text.
- * Opening fences and HTML blocks are the callers' (they stay open over lines).
+ * so that a lazy continuation line may follow it. `paraOpen`: the container's last line was paragraph text;
+ * `quoted`: that line was a block quote's (a `>` here continues it; otherwise the quote starts here, and its
+ * paragraph is not open: `- a` then `  >     x` is code in a new quote). Opening fences and HTML blocks are
+ * the callers' (they stay open over lines).
  */
-function containerParagraph(inner: string, paraOpen: boolean, col: number): boolean {
+function containerParagraph(inner: string, paraOpen: boolean, col: number, quoted = true): boolean {
   const ind = indentOf(inner, true, col);
   const r = inner.slice(ind.chars);
   if (r.trim() === '') return false;
@@ -343,7 +348,7 @@ function containerParagraph(inner: string, paraOpen: boolean, col: number): bool
   const rCol = col + ind.cols;
   if (r.charCodeAt(0) === 62 /* > */) {
     const q = afterQuoteMarker(r, rCol);
-    return containerParagraph(q.inner, paraOpen, q.col);
+    return containerParagraph(q.inner, paraOpen && quoted, q.col);
   }
   const bm = BULLET.exec(r);
   const om = bm ? null : ORDERED.exec(r);
@@ -354,7 +359,7 @@ function containerParagraph(inner: string, paraOpen: boolean, col: number): bool
     if (paraOpen && (empty || (bm === null && om![1] !== '1'))) return true; // cannot interrupt: paragraph text
     const ai = indentOf(after, true, rCol + markerLen);
     if (empty || ai.cols > 4) return false;
-    return containerParagraph(after.slice(ai.chars), false, rCol + markerLen + ai.cols);
+    return containerParagraph(after.slice(ai.chars), false, rCol + markerLen + ai.cols, false);
   }
   return true;
 }
@@ -371,6 +376,8 @@ function fenceOpener(rest: string, base: number, listed: boolean): OpenFence | n
 function listContinuationLine(s: HeadingScan, line: string): void {
   const inner = stripCols(line, s.listCol);
   s.listEmpty = false;
+  const quoted = s.listQuote;
+  s.listQuote = false;
   if (s.listHtml) {
     if (s.listHtml !== 'blank' && s.listHtml.test(inner)) s.listHtml = null;
     s.listPara = false;
@@ -389,7 +396,12 @@ function listContinuationLine(s: HeadingScan, line: string): void {
   if (html) {
     if (!endsOnItsLine(html, inner)) s.listHtml = html;
     s.listPara = false;
-  } else s.listPara = containerParagraph(inner, s.listPara, s.listCol);
+  } else {
+    const paraBefore = s.listPara;
+    s.listPara = containerParagraph(inner, paraBefore, s.listCol, quoted);
+    // A `>` line, or lazy text of the quote's paragraph (the quote goes on over it).
+    s.listQuote = (innerIndent.cols < 4 && innerRest.charCodeAt(0) === 62) /* > */ || (quoted && paraBefore && s.listPara);
+  }
   s.listBlankSeen = false;
 }
 
@@ -540,6 +552,7 @@ function listItemLine(s: HeadingScan, cols: number, rest: string): boolean {
   s.listBlankSeen = false;
   s.listEmpty = empty;
   s.listHtml = null;
+  s.listQuote = false;
   s.listMarker = bm ? bm[1]! : om![2]!;
   // A fence or an HTML block may open on the item's first line.
   const innerRest = after.slice(afterIndent.chars);
@@ -551,7 +564,10 @@ function listItemLine(s: HeadingScan, cols: number, rest: string): boolean {
   } else if (html) {
     if (!endsOnItsLine(html, innerRest)) s.listHtml = html;
     s.listPara = false;
-  } else s.listPara = !empty && afterIndent.cols <= 4 && containerParagraph(innerRest, false, markerCol + afterIndent.cols);
+  } else {
+    s.listPara = !empty && afterIndent.cols <= 4 && containerParagraph(innerRest, false, markerCol + afterIndent.cols, false);
+    s.listQuote = !empty && afterIndent.cols <= 4 && innerRest.charCodeAt(0) === 62; /* > */
+  }
   return true;
 }
 
