@@ -27,7 +27,7 @@ test('npm pack → npm i -g from the tarball → toonlens runs from the prefix',
     const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
     assert.equal(packed[0]!.filename, `toonlens-${version}.tgz`);
     const files = packed[0]!.files.map((f) => f.path).sort();
-    for (const f of ['bin/toonlens.js', 'dist/cli.js', 'dist/server.js', 'dist/tokenizer-o200k_base.js', 'dist/tokenizer-cl100k_base.js', 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'schemas/toonlens-config.v1.json']) assert.ok(files.includes(f), `${f} in the tarball`);
+    for (const f of ['bin/toonlens.js', 'dist/cli.js', 'dist/server.js', 'dist/tokenizer-o200k_base.js', 'dist/tokenizer-cl100k_base.js', 'dist/tokenizer-o200k_base.json', 'dist/tokenizer-cl100k_base.json', 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'schemas/toonlens-config.v1.json']) assert.ok(files.includes(f), `${f} in the tarball`);
     assert.ok(!files.some((f) => /^(server|client|test|bench)\//.test(f) || f.endsWith('.map')), `no sources, tests or maps: ${files.join(', ')}`);
 
     const prefix = join(work, 'prefix');

@@ -49,6 +49,33 @@ describe('tokenizers', () => {
     assert.equal(o.count(text), first, 'the same count with a warm cache');
     assert.equal(words.slice(0, 50).reduce((n, w) => n + o.count(` ${w}`), 0), o.count(words.slice(0, 50).map((w) => ` ${w}`).join('')), 'word by word equals the whole');
   });
+  test('the built tokenizers (dist/tokenizer-<encoding>.js) read the package\'s own ranks from JSON and count as the package does', () => {
+    // esbuild.mjs writes the ranks as JSON (no 200,000-element literal to compile); the unused ranks are holes again.
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const texts = ['README.md', 'docs/engine.md', 'docs/performance.md', 'server/src/core/markdown/slices.ts'].map((f) => readFileSync(path.join(REPO_ROOT, f), 'utf8'));
+    texts.push(readdirSync(CORPUS_INPUTS, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => readFileSync(path.join(CORPUS_INPUTS, f), 'utf8')).join('\n'));
+    texts.push('<|endoftext|> emoji 🧪 and 漢字 and \u{1F600}\r\n\ttabs');
+    for (const name of ['o200k_base', 'cl100k_base'] as const) {
+      const bundle = path.join(REPO_ROOT, 'dist', `tokenizer-${name}.js`);
+      assert.ok(readFileSync(bundle, 'utf8').length < 300_000, `${bundle} holds no rank list`);
+      const ranks = require(`gpt-tokenizer/cjs/bpeRanks/${name}`).default as (string | number[])[];
+      const json = JSON.parse(readFileSync(path.join(REPO_ROOT, 'dist', `tokenizer-${name}.json`), 'utf8')) as (string | number[] | null)[];
+      assert.equal(json.length, ranks.length);
+      for (let i = 0; i < ranks.length; i++) {
+        if (!(i in ranks)) assert.equal(json[i], null, `rank ${i} is unused`);
+        else assert.deepEqual(json[i], ranks[i], `rank ${i}`);
+      }
+      const built = require(bundle) as { countTokens(t: string, o: object): number; encode(t: string, o: object): number[]; vocabularySize: number };
+      const lib = require(`gpt-tokenizer/encoding/${name}`) as { countTokens(t: string, o: object): number; encode(t: string, o: object): number[]; vocabularySize: number };
+      const plain = { disallowedSpecial: new Set<string>() };
+      assert.equal(built.vocabularySize, lib.vocabularySize);
+      for (const t of texts) {
+        assert.equal(built.countTokens(t, plain), lib.countTokens(t, plain), name);
+        assert.deepEqual(built.encode(t.slice(0, 20_000), plain), lib.encode(t.slice(0, 20_000), plain), name);
+      }
+    }
+    /* eslint-enable @typescript-eslint/no-require-imports */
+  });
 });
 
 describe('the measured segment', () => {
