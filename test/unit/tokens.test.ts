@@ -8,7 +8,8 @@ import { decode, encode } from '@toon-format/toon';
 import { convertDocument, convertSectionEdit, planDocument, profileDocument, renderToonAsMarkdown } from '../../server/src/core/markdown/engine';
 import { analyzeSlice } from '../../server/src/core/markdown/analysis';
 import { joinSoftBreaks } from '../../server/src/core/markdown/blocks';
-import { TOKEN_MERGE_CACHE_ENTRIES, tokenizer, TOKENIZERS } from '../../server/src/core/tokens';
+import fc from 'fast-check';
+import { pieceCounter, TOKEN_MERGE_CACHE_ENTRIES, tokenizer, TOKENIZERS } from '../../server/src/core/tokens';
 import { explainVerdict } from '../../server/src/core/rules/verdictExplain';
 import { checkDocument } from '../../server/src/core/check';
 import { main } from '../../server/src/cli/main';
@@ -49,6 +50,25 @@ describe('tokenizers', () => {
     assert.equal(o.count(text), first, 'the same count with a warm cache');
     assert.equal(words.slice(0, 50).reduce((n, w) => n + o.count(` ${w}`), 0), o.count(words.slice(0, 50).map((w) => ` ${w}`).join('')), 'word by word equals the whole');
   });
+  test("the pre-token counter counts what gpt-tokenizer's countTokens counts (random text, the corpus, both encodings)", () => {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const plain = { disallowedSpecial: new Set<string>() };
+    const corpus = readdirSync(CORPUS_INPUTS, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => readFileSync(path.join(CORPUS_INPUTS, f), 'utf8'));
+    const pieces = fc.constantFrom('a', 'Ab', ' the', "'s", "n't", '12345', ' ', '  ', '\t', '\n', '\r\n', '\r', ' \n', '/', '//', ':\n/', '\u00a0', '—', 'é', 'e\u0301', '漢字', '🧪', '\ud800', '<|endoftext|>', '```toon', '- ', '|', ',', '"', '\\', '{', '[3]:');
+    for (const name of ['o200k_base', 'cl100k_base'] as const) {
+      const lib = require(`gpt-tokenizer/encoding/${name}`) as { countTokens(t: string, o: object): number; default: { bytePairEncodingCoreProcessor: object } };
+      const count = pieceCounter(lib.default.bytePairEncodingCoreProcessor);
+      assert.ok(count, `${name}: the pinned package's core has the shape the counter reads`);
+      for (const t of corpus) assert.equal(count(t), lib.countTokens(t, plain), name);
+      fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (t) => count(t) === lib.countTokens(t, plain)), { numRuns: 3000 });
+      fc.assert(fc.property(fc.array(pieces, { maxLength: 40 }), (ps) => count(ps.join('')) === lib.countTokens(ps.join(''), plain)), { numRuns: 3000 });
+    }
+    // The server's and the CLI's tokenizer (what tokenizer() counts with) takes this path too.
+    assert.equal(tokenizer('o200k_base').count(corpus.join('\n')), (require('gpt-tokenizer/encoding/o200k_base') as { countTokens(t: string, o: object): number }).countTokens(corpus.join('\n'), plain));
+    assert.equal(pieceCounter(undefined), null);
+    assert.equal(pieceCounter({ tokenSplitRegex: /x/g }), null, 'a core of another shape: the package count');
+    /* eslint-enable @typescript-eslint/no-require-imports */
+  });
   test('the built tokenizers (dist/tokenizer-<encoding>.js) read the package\'s own ranks from JSON and count as the package does', () => {
     // esbuild.mjs writes the ranks as JSON (no 200,000-element literal to compile); the unused ranks are holes again.
     /* eslint-disable @typescript-eslint/no-require-imports */
@@ -65,7 +85,8 @@ describe('tokenizers', () => {
         if (!(i in ranks)) assert.equal(json[i], null, `rank ${i} is unused`);
         else assert.deepEqual(json[i], ranks[i], `rank ${i}`);
       }
-      const built = require(bundle) as { countTokens(t: string, o: object): number; encode(t: string, o: object): number[]; vocabularySize: number };
+      const built = require(bundle) as { countTokens(t: string, o: object): number; encode(t: string, o: object): number[]; vocabularySize: number; bytePairEncodingCoreProcessor: object };
+      assert.ok(pieceCounter(built.bytePairEncodingCoreProcessor), `${bundle}: the pre-token counter applies`);
       const lib = require(`gpt-tokenizer/encoding/${name}`) as { countTokens(t: string, o: object): number; encode(t: string, o: object): number[]; vocabularySize: number };
       const plain = { disallowedSpecial: new Set<string>() };
       assert.equal(built.vocabularySize, lib.vocabularySize);

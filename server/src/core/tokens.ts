@@ -37,6 +37,45 @@ export function isTokenizerName(x: unknown): x is TokenizerName {
 type CountFn = (text: string, options?: { disallowedSpecial?: Set<string> }) => number;
 const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
 
+/** What {@link pieceCounter} uses of gpt-tokenizer's BPE core (its own pre-token pattern, ranks and merges). */
+interface BpeCore {
+  tokenSplitRegex: RegExp;
+  getBpeRankFromString(piece: string): number | undefined;
+  bytePairEncode(piece: string): number[];
+}
+
+/**
+ * The count gpt-tokenizer's `countTokens` makes with no special tokens allowed (each pre-token of its pattern is
+ * one token when it is a rank, else as many as its merges give), without a match array per pre-token: its
+ * `matchAll` loop allocates one for every ~4 characters (a third of what a cold plan of 1 MB of real markdown
+ * allocates, 107 of 314 MB). The pattern matches every character (letters, digits, whitespace and anything
+ * else each have an alternative; none matches empty), so its matches are contiguous and a sticky `test` from
+ * each match's end finds the next one: the same pieces, the same ranks, the same merge cache, and a text is
+ * 20 % faster to count. Null when the pinned package's core does not have that shape (the package's count
+ * then); -1 from the counter if a piece ever failed to match (likewise).
+ */
+export function pieceCounter(core: Partial<BpeCore> | undefined): ((text: string) => number) | null {
+  if (!core || !(core.tokenSplitRegex instanceof RegExp) || typeof core.getBpeRankFromString !== 'function' || typeof core.bytePairEncode !== 'function') return null;
+  const { getBpeRankFromString, bytePairEncode } = core as BpeCore;
+  const rank = getBpeRankFromString.bind(core);
+  const merge = bytePairEncode.bind(core);
+  const flags = [...new Set(core.tokenSplitRegex.flags.replace('g', '') + 'y')].join('');
+  const re = new RegExp(core.tokenSplitRegex.source, flags);
+  return (text: string): number => {
+    let n = 0;
+    let at = 0;
+    re.lastIndex = 0;
+    while (at < text.length) {
+      if (!re.test(text)) return -1;
+      const end = re.lastIndex;
+      const piece = text.slice(at, end);
+      n += rank(piece) !== undefined ? 1 : merge(piece).length;
+      at = end;
+    }
+    return n;
+  };
+}
+
 /**
  * Entries of gpt-tokenizer's merge cache (pre-tokens that are not a rank of their own, with their merged ranks).
  * The library keeps up to 100,000 for the life of the process, about 300 B each: a long-running server that
@@ -49,15 +88,28 @@ export const TOKEN_MERGE_CACHE_ENTRIES = 10_000;
 /** The merge-cache clearers of the encodings loaded so far. */
 const loaded: (() => void)[] = [];
 
+interface EncodingModule {
+  countTokens: CountFn;
+  setMergeCacheSize(size: number): void;
+  clearMergeCache(): void;
+  /** The package's encoding module has the instance as `default`; the built bundle (esbuild.mjs) is the instance. */
+  default?: EncodingModule;
+  bytePairEncodingCoreProcessor?: Partial<BpeCore>;
+}
+
 function loadBpe(name: 'o200k_base' | 'cl100k_base'): CountFn {
   // require (not import) so esbuild's bundle initializes the ranks lazily, on the first count.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const mod: { countTokens: CountFn; setMergeCacheSize(size: number): void; clearMergeCache(): void } =
-    name === 'o200k_base' ? require('gpt-tokenizer/encoding/o200k_base') : require('gpt-tokenizer/encoding/cl100k_base');
+  const mod: EncodingModule = name === 'o200k_base' ? require('gpt-tokenizer/encoding/o200k_base') : require('gpt-tokenizer/encoding/cl100k_base');
   /* eslint-enable @typescript-eslint/no-require-imports */
   mod.setMergeCacheSize(TOKEN_MERGE_CACHE_ENTRIES);
   loaded.push(() => mod.clearMergeCache());
-  return mod.countTokens;
+  const pieces = pieceCounter((mod.default ?? mod).bytePairEncodingCoreProcessor);
+  if (!pieces) return mod.countTokens;
+  return (text, options) => {
+    const n = pieces(text);
+    return n >= 0 ? n : mod.countTokens(text, options);
+  };
 }
 
 /**
