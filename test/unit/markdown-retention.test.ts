@@ -167,6 +167,25 @@ async function settledHeap(): Promise<() => number> {
   };
 }
 
+test("a token count of a slice keeps no view into the sliced text in the tokenizer's merge cache", async () => {
+  // A long word that is no rank is merged and kept as the cache's key; sliced from a large text, the key would be
+  // a view into all of it (V8 slices of 13 or more characters), for as long as the cache holds it. And V8 keeps
+  // the subject of the last successful regular-expression match (RegExp.input) until the next one.
+  const { tokenizer } = await import('../../server/src/core/tokens');
+  const heap = await settledHeap();
+  const o = tokenizer('o200k_base');
+  o.count('warm up');
+  // (The text and its slice live in a function of their own: nothing of the test's frame holds them.)
+  const countSlice = (): number => {
+    const big = 'zqxvkjwpfhgtrnmlb'.repeat(3) + ' ' + 'x'.repeat(20_000_000 - 52) + '\u2014';
+    return o.count(big.slice(0, 52));
+  };
+  const before = heap();
+  assert.ok(countSlice() > 5);
+  const after = heap();
+  assert.ok(after - before < 5_000_000, `heap after counting a slice of a 20 M-character text it no longer holds: +${((after - before) / 1e6).toFixed(1)} MB`);
+});
+
 test('an engine cache edited many times keeps one version of a large document, not one per edit', async () => {
   const { markdownDocument } = await import('../../bench/markdown-gen');
   const heap = await settledHeap();
