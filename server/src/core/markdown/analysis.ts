@@ -6,7 +6,7 @@ import { parseSlice, type Block, type ParsedSlice } from './blocks';
 import { LineIndex } from '../lineIndex';
 import { bodyValue, sliceKey, type JsonObject, type JsonValue } from './model';
 import { CandidateSet } from './candidate';
-import { detach, fnv1a, sentences } from './text';
+import { detach, fnv1a, oneByte, sentences } from './text';
 import { toonFenceDiagnostics, type ToonFence } from '../toon/fences';
 import type { CoreDiagnostic } from '../types';
 import { modelAlnum, sourceAlnum } from './coverage';
@@ -203,7 +203,9 @@ class Analysis implements SliceAnalysis {
   ) {
     this.src = src;
     this.at = at;
-    const raw = this.raw;
+    // Read from a one-byte copy when every character is Latin-1: a document with one em dash is two bytes a
+    // character in V8, and so is every slice of it, which makes each parse, pattern and token count on it slower.
+    const raw = oneByte(this.raw);
     this.hash = hash ?? textHash(raw);
     const parsed = kind === 'frontmatter' ? null : parseSlice(raw, kind === 'section');
     // Strings kept with the analysis are flat copies (detach): a substring of the slice text would keep the
@@ -389,7 +391,7 @@ class Analysis implements SliceAnalysis {
   }
 
   private full(): SliceDetail {
-    return (this.detail ??= sliceDetail(this.raw, this.kind, this.section));
+    return (this.detail ??= sliceDetail(oneByte(this.raw), this.kind, this.section));
   }
   get body(): JsonValue {
     return this.full().body;
@@ -416,7 +418,7 @@ class Analysis implements SliceAnalysis {
   /** The body candidates: the held detail's, else built for this read alone (the detail stays released). */
   transientBodyCandidates(): CandidateSet {
     if (this.detail) return this.detail.bodyCandidates;
-    const raw = this.raw;
+    const raw = oneByte(this.raw);
     const kind = this.kind;
     if (kind === 'frontmatter') return sliceDetail(raw, kind, this.section).bodyCandidates;
     return new CandidateSet(bodyValue(parseSlice(raw, kind === 'section').blocks));

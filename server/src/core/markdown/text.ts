@@ -102,6 +102,11 @@ export function beyondLatin1(s: string, start = 0, end = s.length): boolean {
   return false;
 }
 
+/** `s`, or a one-byte copy of it when every character is Latin-1 (a slice of a two-byte document is two-byte). */
+export function oneByte(s: string): string {
+  return beyondLatin1(s) ? s : latin1Copy(s, 0, s.length);
+}
+
 /** A flat one-byte copy of `text.slice(start, end)`, every character of which is Latin-1 (not a view into `text`). */
 export function latin1Copy(text: string, start: number, end: number): string {
   return end > start ? Buffer.from(text.slice(start, end), 'latin1').toString('latin1') : '';
