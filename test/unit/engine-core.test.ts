@@ -133,14 +133,16 @@ describe('slicing', () => {
   test('document-level headings agree with markdown-it line by line: containers, HTML blocks, fences, lazy lines', () => {
     // Random sequences of single lines (the block-level test above joins whole blocks): what a list item or
     // block quote last held decides whether the next line continues it lazily, so an HTML block, fence, code or
-    // heading inside one changes whether an ATX or setext heading can follow. Three sets: every construct; tabs
+    // heading inside one changes whether an ATX or setext heading can follow. Four sets: every construct; tabs
     // after container markers (a tab counts to the line's tab stop, one column of it the quote's optional space);
-    // lists inside block quotes (an item's content column, the next item ending an empty one).
+    // lists inside block quotes (an item's content column, the next item ending an empty one); tables inside
+    // quotes and list items (no paragraph for a lazy line to continue).
     const md = MarkdownIt('commonmark').enable(['table', 'strikethrough']);
     const TABS = ['# H', 'text', '> > a', '\tcode', '    code', '> a', '-', '- a', '  b', '> -', '> - a', '>', '', ' x', '> \tx', '-\tx', '- \tx', '> -\tx', '>\tx', '>\t\tx', '  \tb', '\tb', '> 1.\tx', '>  -\tx', '1.\t\tx', '---', '==='];
+    const CONTAINED_TABLES = ['# H', 'Title', 'text', '===', '---', '| a | b |', '|---|---|', '> | a | b |', '> |---|---|', '- | a |', '  |---|', '\t| a |', 'a | b', '- a', '> a', '', '  - b', '1. x', '   y', '<!-- c -->', '<!--', '-->', '***'];
     const QUOTED_LISTS = ['# H', 'text', '> -', '> - a', '>   x', '>     x', '> 1.', '>    x', '-', '  x', '    x', '> >', '> > -', '>', '', ' x', '---', '===', '> ---', '> 1. a', '> 2) b', '> * c'];
     const ALL = ['# Heading', '## Sub', 'Title', '===', '---', '```', '~~~', '    indented', '- item', '  continued', '1. first', '2. two', '10) ten', '* star', '+ plus', '-', '>', '> quote', '> > a', '- > a', '> - a', '> ---', '>     code', '> ```', '> <div>', '> <!-- x -->', '- <!-- x -->', '- ```', '- ***', '  ```', '  <div>', '  # in item', '   # three', '***', '<div>', '</div>', '<pre>', '</pre>', '<!--', '-->', '<!-- x -->', '<span>', 'text', '', '', '| a | b |', '|---|---|', '- | a |', '# a | b', 'a | b'];
-    for (const LINES of [ALL, TABS, QUOTED_LISTS]) {
+    for (const LINES of [ALL, TABS, QUOTED_LISTS, CONTAINED_TABLES]) {
       fc.assert(
         fc.property(fc.array(fc.constantFrom(...LINES), { maxLength: 12 }), (ls) => {
           const text = ls.join('\n') + '\n';
@@ -190,6 +192,10 @@ describe('slicing', () => {
       // code, the paragraph does not go on), one after the quote's lazy text continues it.
       ['- a\n  >     x\ntext\n---\n', [3]],
       ['- > a\n  \ty\n  >     x\n x\n===\n', []],
+      // A table in a quote or a list item is no paragraph: the next line does not continue it lazily.
+      ['> |---|---|\n> |---|---|\ntext\n---\n', [3]],
+      ['- | a |\n  |---|\na | b\n===\n', [3]],
+      ['> | a | b |\n> |---|---|\n-->\n|---|---|\n===\n', [3]],
     ] as const) {
       assert.deepEqual(sliceDocument(text).filter((s) => s.kind === 'section').map((s) => s.lineStart), headings, JSON.stringify(text));
     }

@@ -217,6 +217,10 @@ class HeadingScan {
    * which ends the item's paragraph even when it is empty (markdown-it: the next item terminates the last).
    */
   quoteItem: { col: number; empty: boolean } | null = null;
+  /** A table is open at the top of the block quote (its rows are no paragraph: nothing continues them lazily). */
+  quoteTable = false;
+  /** A table is open in the list item. */
+  listTable = false;
   /** Next '|' at or after the current line (monotonic, so the search stays linear). */
   nextPipe = -2;
 
@@ -237,6 +241,8 @@ class HeadingScan {
     this.inTable = false;
     this.quotePara = false;
     this.quoteItem = null;
+    this.quoteTable = false;
+    this.listTable = false;
   }
 
   /** A line of document-level paragraph text (or the first one). */
@@ -309,6 +315,8 @@ function blankLine(s: HeadingScan): void {
   s.quotePara = false;
   s.quoteItem = null;
   s.listQuote = false;
+  s.quoteTable = false;
+  s.listTable = false;
   if (s.listCol >= 0) {
     s.listPara = false;
     s.listBlankSeen = true;
@@ -373,7 +381,7 @@ function fenceOpener(rest: string, base: number, listed: boolean): OpenFence | n
 }
 
 /** A line indented to the open list's content column belongs to the list item. */
-function listContinuationLine(s: HeadingScan, line: string): void {
+function listContinuationLine(s: HeadingScan, li: number, line: string): void {
   const inner = stripCols(line, s.listCol);
   s.listEmpty = false;
   const quoted = s.listQuote;
@@ -386,6 +394,20 @@ function listContinuationLine(s: HeadingScan, line: string): void {
   }
   const innerIndent = indentOf(inner, true, s.listCol);
   const innerRest = inner.slice(innerIndent.chars);
+  if (s.listTable) {
+    if (innerIndent.cols < 4 && !endsContainer(innerRest)) {
+      s.listPara = false; // a row
+      s.listBlankSeen = false;
+      return;
+    }
+    s.listTable = false;
+  }
+  if (innerIndent.cols < 4 && innerRest.indexOf('|') !== -1 && delimiterRowFollows(s, li, innerRest, (next) => itemText(next, s.listCol))) {
+    s.listTable = true;
+    s.listPara = false;
+    s.listBlankSeen = false;
+    return;
+  }
   const fence = innerIndent.cols < 4 ? fenceOpener(innerRest, s.listCol, true) : null;
   if (fence) {
     s.fence = fence;
@@ -465,6 +487,7 @@ function quoteLine(s: HeadingScan, li: number, cols: number, rest: string): bool
   const paraOpen = s.quotePara;
   const open = s.quoteLast === li - 1 ? s.quoteOpen : null;
   const top = s.quoteItem;
+  const inTable = s.quoteTable && s.quoteLast === li - 1;
   s.endBlocks();
   s.quoteLast = li;
   s.quoteOpen = null;
@@ -492,6 +515,14 @@ function quoteLine(s: HeadingScan, li: number, cols: number, rest: string): bool
       }
     }
     s.quotePara = containerParagraph(stripCols(inner, top.col, col), paraOpen, col + top.col);
+    return true;
+  }
+  if (inTable && r !== '' && ind.cols < 4 && !endsContainer(r)) {
+    s.quoteTable = true; // a row
+    return true;
+  }
+  if (ind.cols < 4 && r.indexOf('|') !== -1 && delimiterRowFollows(s, li, r, (next) => quotedText(next))) {
+    s.quoteTable = true; // the header: the next quote line is its delimiter row
     return true;
   }
   if (ind.cols < 4) {
@@ -536,7 +567,7 @@ function thematicLine(s: HeadingScan, rest: string): boolean {
 }
 
 /** A list item's first line (when it may start here: an item interrupting a paragraph must not be empty or start at 1 ≠ 1). */
-function listItemLine(s: HeadingScan, cols: number, rest: string): boolean {
+function listItemLine(s: HeadingScan, li: number, cols: number, rest: string): boolean {
   const bm = BULLET.exec(rest);
   const om = bm ? null : ORDERED.exec(rest);
   if (!bm && !om) return false;
@@ -554,8 +585,13 @@ function listItemLine(s: HeadingScan, cols: number, rest: string): boolean {
   s.listHtml = null;
   s.listQuote = false;
   s.listMarker = bm ? bm[1]! : om![2]!;
-  // A fence or an HTML block may open on the item's first line.
+  // A fence, an HTML block or a table may open on the item's first line.
   const innerRest = after.slice(afterIndent.chars);
+  if (!empty && afterIndent.cols <= 4 && innerRest.indexOf('|') !== -1 && delimiterRowFollows(s, li, innerRest, (next) => itemText(next, s.listCol))) {
+    s.listTable = true;
+    s.listPara = false;
+    return true;
+  }
   const fence = !empty && afterIndent.cols <= 4 ? fenceOpener(innerRest, s.listCol, true) : null;
   const html = !empty && !fence && afterIndent.cols <= 4 ? htmlStart(innerRest, false) : null;
   if (fence) {
@@ -569,6 +605,33 @@ function listItemLine(s: HeadingScan, cols: number, rest: string): boolean {
     s.listQuote = !empty && afterIndent.cols <= 4 && innerRest.charCodeAt(0) === 62; /* > */
   }
   return true;
+}
+
+/**
+ * Whether line `li + 1`, read inside the same container (`inner`: its text after the container's markers, or null
+ * when it is not in the container), is a delimiter row of as many cells as `header` — a table starts inside the
+ * container, as at document level.
+ */
+function delimiterRowFollows(s: HeadingScan, li: number, header: string, inner: (next: string) => string | null): boolean {
+  if (li + 1 >= s.lines.spanCount) return false;
+  const next = inner(s.lines.lineText(li + 1));
+  if (next === null) return false;
+  const ni = indentOf(next);
+  if (ni.cols >= 4) return false;
+  const dc = delimiterColumns(next.slice(ni.chars));
+  return dc > 0 && headerColumns(header) === dc;
+}
+
+/** A line's text inside a block quote (after up to three spaces, `>` and its optional space), or null. */
+function quotedText(line: string): string | null {
+  const { cols, chars } = indentOf(line);
+  if (cols >= 4 || line.charCodeAt(chars) !== 62 /* > */) return null;
+  return afterQuoteMarker(line.slice(chars), cols).inner;
+}
+
+/** A line's text inside the list item of content column `col`, or null when it is not indented that far. */
+function itemText(line: string, col: number): string | null {
+  return indentOf(line).cols >= col && line.trim() !== '' ? stripCols(line, col) : null;
 }
 
 /** A table: a header line followed by a matching delimiter row (may interrupt a paragraph); true when one starts at `li`. */
@@ -630,7 +693,7 @@ export function scanHeadings(lines: LineIndex, from: number, end?: ScanEnd): Hea
       continue;
     }
     if (s.listCol >= 0 && cols >= s.listCol) {
-      listContinuationLine(s, line);
+      listContinuationLine(s, li, line);
       continue;
     }
     if (cols >= 4) {
@@ -646,13 +709,13 @@ export function scanHeadings(lines: LineIndex, from: number, end?: ScanEnd): Hea
       continue;
     }
     if (atxLine(s, li, rest) || setextLine(s, li, rest) || fenceOpenLine(s, rest) || htmlOpenLine(s, line, rest, lazyCandidate)) continue;
-    if (quoteLine(s, li, cols, rest) || thematicLine(s, rest) || listItemLine(s, cols, rest)) continue;
+    if (quoteLine(s, li, cols, rest) || thematicLine(s, rest) || listItemLine(s, li, cols, rest)) continue;
     if (lazyCandidate || s.inTable) continue; // paragraph continuation inside the list or quote; table rows
     s.listCol = -1;
     s.paragraphLine(li, rest);
   }
   if (end) {
-    end.clean = !s.fence && !s.html && s.listCol < 0 && s.paraStart < 0 && !s.inTable && !s.quotePara && !(s.quoteOpen && s.quoteLast === count - 1) && s.quoteItem === null;
+    end.clean = !s.fence && !s.html && s.listCol < 0 && s.paraStart < 0 && !s.inTable && !s.quotePara && !(s.quoteOpen && s.quoteLast === count - 1) && s.quoteItem === null && !s.quoteTable;
     end.atxSafe = !s.fence && !s.html && s.listCol < 0;
     end.atxSafeAtColumn0 = !s.fence && !s.html;
   }
