@@ -56,11 +56,10 @@ interface BpeCore {
  */
 export function pieceCounter(core: Partial<BpeCore> | undefined): ((text: string) => number) | null {
   if (!core || !(core.tokenSplitRegex instanceof RegExp) || typeof core.getBpeRankFromString !== 'function' || typeof core.bytePairEncode !== 'function') return null;
-  const { getBpeRankFromString, bytePairEncode } = core as BpeCore;
-  const rank = getBpeRankFromString.bind(core);
-  const merge = bytePairEncode.bind(core);
-  const flags = [...new Set(core.tokenSplitRegex.flags.replace('g', '') + 'y')].join('');
-  const re = new RegExp(core.tokenSplitRegex.source, flags);
+  const c = core as BpeCore;
+  const rank = c.getBpeRankFromString.bind(c);
+  const merge = c.bytePairEncode.bind(c);
+  const re = new RegExp(c.tokenSplitRegex.source, c.tokenSplitRegex.flags.replace(/[gy]/g, '') + 'y');
   return (text: string): number => {
     let n = 0;
     let at = 0;

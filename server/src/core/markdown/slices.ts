@@ -358,18 +358,44 @@ function containerParagraph(inner: string, paraOpen: boolean, col: number, quote
     const q = afterQuoteMarker(r, rCol);
     return containerParagraph(q.inner, paraOpen && quoted, q.col);
   }
-  const bm = BULLET.exec(r);
-  const om = bm ? null : ORDERED.exec(r);
-  if (bm || om) {
-    const markerLen = bm ? 1 : om![1]!.length + 1;
-    const after = r.slice(markerLen);
-    const empty = after.trim() === '';
-    if (paraOpen && (empty || (bm === null && om![1] !== '1'))) return true; // cannot interrupt: paragraph text
-    const ai = indentOf(after, true, rCol + markerLen);
-    if (empty || ai.cols > 4) return false;
-    return containerParagraph(after.slice(ai.chars), false, rCol + markerLen + ai.cols, false);
+  const m = itemMarker(r, rCol);
+  if (m) {
+    if (paraOpen && !interruptsParagraph(m)) return true; // paragraph text
+    if (m.empty || m.pad.cols > 4) return false;
+    return containerParagraph(m.after.slice(m.pad.chars), false, rCol + m.len + m.pad.cols, false);
   }
   return true;
+}
+
+/** A list item's marker at the start of `r` (which starts at column `col`): the marker, what follows it and that text's indent. */
+interface ItemMarker {
+  /** The bullet, or the ordered delimiter (`.` or `)`): an item with another starts a new list. */
+  marker: string;
+  /** The ordered item's number (null for a bullet). */
+  ordinal: string | null;
+  len: number;
+  after: string;
+  empty: boolean;
+  pad: { cols: number; chars: number };
+}
+
+function itemMarker(r: string, col: number): ItemMarker | null {
+  const bm = BULLET.exec(r);
+  const om = bm ? null : ORDERED.exec(r);
+  if (!bm && !om) return null;
+  const len = bm ? 1 : om![1]!.length + 1;
+  const after = r.slice(len);
+  return { marker: bm ? bm[1]! : om![2]!, ordinal: om ? om[1]! : null, len, after, empty: after.trim() === '', pad: indentOf(after, true, col + len) };
+}
+
+/** CommonMark: an item interrupts a paragraph only when it is not empty and, ordered, starts at 1. */
+function interruptsParagraph(m: ItemMarker): boolean {
+  return !m.empty && (m.ordinal === null || m.ordinal === '1');
+}
+
+/** Columns from the item's marker to its content (one past the marker when empty or followed by indented code). */
+function contentOffset(m: ItemMarker): number {
+  return m.len + (m.empty || m.pad.cols > 4 ? 1 : m.pad.cols);
 }
 
 
@@ -521,7 +547,7 @@ function quoteLine(s: HeadingScan, li: number, cols: number, rest: string): bool
     s.quoteTable = true; // a row
     return true;
   }
-  if (ind.cols < 4 && r.indexOf('|') !== -1 && delimiterRowFollows(s, li, r, (next) => quotedText(next))) {
+  if (ind.cols < 4 && r.indexOf('|') !== -1 && delimiterRowFollows(s, li, r, quotedText)) {
     s.quoteTable = true; // the header: the next quote line is its delimiter row
     return true;
   }
@@ -536,18 +562,12 @@ function quoteLine(s: HeadingScan, li: number, cols: number, rest: string): bool
       if (!endsOnItsLine(html, inner)) s.quoteOpen = { html };
       return true;
     }
-    const bm = BULLET.exec(r);
-    const om = bm ? null : ORDERED.exec(r);
-    if ((bm || om) && !(paraOpen && top === null && SETEXT.test(r))) {
-      const markerLen = bm ? 1 : om![1]!.length + 1;
-      const after = r.slice(markerLen);
-      const ai = indentOf(after, true, col + ind.cols + markerLen);
-      const empty = after.trim() === '';
+    const m = itemMarker(r, col + ind.cols);
+    if (m && !(paraOpen && top === null && SETEXT.test(r))) {
       // Left of an open item's content any item ends that item's paragraph; the quote's own paragraph goes on
-      // over an empty item or one not starting at 1 (paragraph text, then).
-      const continues = paraOpen && top === null && (empty || (om !== null && om[1] !== '1'));
-      if (!continues) {
-        s.quoteItem = { col: ind.cols + markerLen + (empty || ai.cols > 4 ? 1 : ai.cols), empty };
+      // over an item that cannot interrupt it (paragraph text, then).
+      if (!(paraOpen && top === null && !interruptsParagraph(m))) {
+        s.quoteItem = { col: ind.cols + contentOffset(m), empty: m.empty };
         s.quotePara = containerParagraph(inner, false, col);
         return true;
       }
@@ -568,32 +588,27 @@ function thematicLine(s: HeadingScan, rest: string): boolean {
 
 /** A list item's first line (when it may start here: an item interrupting a paragraph must not be empty or start at 1 ≠ 1). */
 function listItemLine(s: HeadingScan, li: number, cols: number, rest: string): boolean {
-  const bm = BULLET.exec(rest);
-  const om = bm ? null : ORDERED.exec(rest);
-  if (!bm && !om) return false;
-  const markerLen = bm ? 1 : om![1]!.length + 1;
-  const after = rest.slice(markerLen);
-  const empty = after.trim() === '';
+  const m = itemMarker(rest, cols);
+  if (!m) return false;
   // (markdown-it lets any item end a block quote's lazy paragraph: only a document-level paragraph restricts.)
-  if (s.paraStart >= 0 && (empty || (bm === null && om![1] !== '1'))) return false;
-  const markerCol = cols + markerLen;
-  const afterIndent = indentOf(after, true, markerCol);
+  if (s.paraStart >= 0 && !interruptsParagraph(m)) return false;
   s.endBlocks();
-  s.listCol = empty || afterIndent.cols > 4 ? markerCol + 1 : markerCol + afterIndent.cols;
+  s.listCol = cols + contentOffset(m);
   s.listBlankSeen = false;
-  s.listEmpty = empty;
+  s.listEmpty = m.empty;
   s.listHtml = null;
   s.listQuote = false;
-  s.listMarker = bm ? bm[1]! : om![2]!;
-  // A fence, an HTML block or a table may open on the item's first line.
-  const innerRest = after.slice(afterIndent.chars);
-  if (!empty && afterIndent.cols <= 4 && innerRest.indexOf('|') !== -1 && delimiterRowFollows(s, li, innerRest, (next) => itemText(next, s.listCol))) {
+  s.listMarker = m.marker;
+  // Content on the item's first line (not indented code): a fence, an HTML block or a table may open there.
+  const content = !m.empty && m.pad.cols <= 4;
+  const innerRest = m.after.slice(m.pad.chars);
+  if (content && innerRest.indexOf('|') !== -1 && delimiterRowFollows(s, li, innerRest, (next) => itemText(next, s.listCol))) {
     s.listTable = true;
     s.listPara = false;
     return true;
   }
-  const fence = !empty && afterIndent.cols <= 4 ? fenceOpener(innerRest, s.listCol, true) : null;
-  const html = !empty && !fence && afterIndent.cols <= 4 ? htmlStart(innerRest, false) : null;
+  const fence = content ? fenceOpener(innerRest, s.listCol, true) : null;
+  const html = content && !fence ? htmlStart(innerRest, false) : null;
   if (fence) {
     s.fence = fence;
     s.listPara = false;
@@ -601,8 +616,8 @@ function listItemLine(s: HeadingScan, li: number, cols: number, rest: string): b
     if (!endsOnItsLine(html, innerRest)) s.listHtml = html;
     s.listPara = false;
   } else {
-    s.listPara = !empty && afterIndent.cols <= 4 && containerParagraph(innerRest, false, markerCol + afterIndent.cols, false);
-    s.listQuote = !empty && afterIndent.cols <= 4 && innerRest.charCodeAt(0) === 62; /* > */
+    s.listPara = content && containerParagraph(innerRest, false, cols + m.len + m.pad.cols, false);
+    s.listQuote = content && innerRest.charCodeAt(0) === 62; /* > */
   }
   return true;
 }
@@ -634,7 +649,6 @@ function itemText(line: string, col: number): string | null {
   return indentOf(line).cols >= col && line.trim() !== '' ? stripCols(line, col) : null;
 }
 
-/** A table: a header line followed by a matching delimiter row (may interrupt a paragraph); true when one starts at `li`. */
 /** Whether a line starts a block that ends a lazy paragraph or a table (markdown-it's terminators for them). */
 function endsContainer(rest: string): boolean {
   return ATX.test(rest) || THEMATIC.test(rest) || rest.charCodeAt(0) === 62 /* > */ || BULLET.test(rest) || ORDERED.test(rest) || fenceOpener(rest, 0, false) !== null || htmlStart(rest, true) !== null;
@@ -646,17 +660,13 @@ function endsContainer(rest: string): boolean {
  * marker is open (markdown-it's list rule takes its next items itself).
  */
 function tableFirst(s: HeadingScan, rest: string, lazyCandidate: boolean): boolean {
-  if (s.listCol >= 0 && (BULLET.exec(rest)?.[1] ?? ORDERED.exec(rest)?.[2]) === s.listMarker) return false;
+  if (s.listCol >= 0 && itemMarker(rest, 0)?.marker === s.listMarker) return false;
   return (!lazyCandidate && !s.inTable) || endsContainer(rest);
 }
 
+/** A table: a header line followed by a matching delimiter row (may interrupt a paragraph); true when one starts at `li`. */
 function tableStart(s: HeadingScan, li: number, rest: string): boolean {
-  if (li + 1 >= s.lines.spanCount) return false;
-  const nextLine = s.lines.lineText(li + 1);
-  const ni = indentOf(nextLine);
-  if (ni.cols >= 4) return false;
-  const dc = delimiterColumns(nextLine.slice(ni.chars));
-  if (!(dc > 0 && headerColumns(rest) === dc)) return false;
+  if (!delimiterRowFollows(s, li, rest, (next) => next)) return false;
   s.endBlocks();
   s.inTable = true;
   return true;
