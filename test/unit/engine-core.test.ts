@@ -583,6 +583,19 @@ describe('incremental slicing', () => {
     );
   });
 
+  test('resliceAfterEdit sees frontmatter closed by a line far below its opener', () => {
+    // A first line `---` that nothing closed yet: the `---` or `...` line an edit brings closes it, and everything
+    // above that line becomes frontmatter (found by the line-by-line property test; the re-scan started at the edit).
+    for (const [text, edited] of [
+      ['---\n# H\n# H\n# H\n# H\n', '---\n# H\n# H\n---\n# H\n# H\n'],
+      ['---\nname: x\n# A\n## B\ntext\n', '---\nname: x\n# A\n...\n## B\ntext\n'],
+    ] as const) {
+      const full = sliceDocument(edited);
+      assert.equal(full[0]!.kind, 'frontmatter');
+      assert.deepEqual(resliceAfterEdit(text, sliceDocument(text), edited), full, JSON.stringify({ text, edited }));
+    }
+  });
+
   test('what resliceAfterEdit says it carried over is the previous slices: the same objects before the edit, the same text after it', () => {
     fc.assert(
       fc.property(fc.tuple(markdownDoc, markdownDoc).map(([a, b]) => [a, b.replace(/^\uFEFF/, '')].join('\n\n')), fc.nat(), fc.nat({ max: 12 }), fc.constantFrom('x', '\n', '# ', '```\n', '- ', ''), (text, at, del, ins) => {

@@ -144,13 +144,23 @@ export function atxHeadingText(rest: string): { level: number; text: string } | 
 
 /** The frontmatter block's end offset (through its closing line), or -1 (docs/engine.md#1-slicing). */
 export function frontmatterEnd(lines: LineIndex): number {
-  if (lines.spanCount < 2) return -1;
-  const first = lines.lineText(0).replace(/^\uFEFF/, '');
-  if (!/^---[ \t]*$/.test(first)) return -1;
+  if (lines.spanCount < 2 || !opensFrontmatter(lines.lineText(0))) return -1;
   for (let i = 1; i < lines.spanCount; i++) {
     if (/^(?:---|\.\.\.)[ \t]*$/.test(lines.lineText(i))) return lines.lineEnd(i);
   }
   return -1;
+}
+
+/** Whether a document's first line opens frontmatter (`---`, after a BOM, trailing spaces and tabs allowed). */
+function opensFrontmatter(firstLine: string): boolean {
+  return /^\uFEFF?---[ \t]*$/.test(firstLine);
+}
+
+/** A text's first line, without its line break. */
+function firstLine(text: string): string {
+  let i = 0;
+  while (i < text.length && text.charCodeAt(i) !== 10 && text.charCodeAt(i) !== 13) i++;
+  return text.slice(0, i);
 }
 
 /** Scanner state after the last line: `clean` when nothing is open; `atxSafe` when an ATX heading line would still be one. */
@@ -863,6 +873,9 @@ export function resliceAfterEdit(prevText: string, prevSlices: Slice[], text: st
   if (a < 0) a = prevSlices.length - 1;
   const restart = a - 1;
   if (restart < 0 || prevSlices[restart]!.kind !== 'section') return full();
+  // A first line that opens frontmatter no later line closed yet: a `---` or `...` line the edit brings, however
+  // far below, closes it and turns everything above into frontmatter.
+  if (prevSlices[0]!.kind !== 'frontmatter' && /^\uFEFF?---/.test(text.slice(0, 4)) && opensFrontmatter(firstLine(text))) return full();
   const from = prevSlices[restart]!;
   const oldChangeEnd = prevText.length - q;
   // Strictly after the change, so the line break before it is unchanged and it still starts a line.
