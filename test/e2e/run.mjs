@@ -47,10 +47,20 @@ async function build() {
   }
 }
 
+/** The workspaces this run made: removed when it passes, kept (their paths printed) when it fails. */
+const workspaces = [];
+
 function freshWorkspace() {
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'toonlens-ws-'));
+  workspaces.push(ws);
   fs.cpSync(path.join(e2eDir, 'workspace'), ws, { recursive: true });
   return fs.realpathSync(ws);
+}
+
+function settleWorkspaces(code) {
+  if (code === 0) for (const ws of workspaces) fs.rmSync(ws, { recursive: true, force: true });
+  else if (workspaces.length) console.error(`[e2e] the failed run's workspaces are kept: ${workspaces.join(' ')}`);
+  return code;
 }
 
 async function viaTestElectron(ws) {
@@ -220,4 +230,4 @@ async function main() {
   }
 }
 
-main().then((code) => process.exit(code), (err) => { console.error(`[e2e] ${err.stack ?? err}`); process.exit(2); });
+main().then((code) => process.exit(settleWorkspaces(code)), (err) => { console.error(`[e2e] ${err.stack ?? err}`); process.exit(settleWorkspaces(2)); });

@@ -470,9 +470,10 @@ export class LspHarness {
     }
   }
 
-  /** Kills the server (for failed tests). */
+  /** Kills the server (for failed tests); the temp workspace it owns is removed once the process has exited. */
   kill(): void {
     if (this.alive) this.process.kill('SIGKILL');
+    if (this.ownsWorkspace) void this.exited.then(() => rmSync(this.workspaceDir, { recursive: true, force: true }));
   }
 
   private notify(): void {

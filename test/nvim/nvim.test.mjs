@@ -11,8 +11,9 @@ import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-test('Neovim receives ToonLens diagnostics and code lenses over plain LSP', () => {
+test('Neovim receives ToonLens diagnostics and code lenses over plain LSP', (t) => {
   const ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toonlens-nvim-')));
+  t.after(() => fs.rmSync(ws, { recursive: true, force: true }));
   fs.cpSync(path.join(repo, 'test', 'e2e', 'workspace'), ws, { recursive: true });
   const files = [path.join(ws, 'docs', 'hygiene-report.json'), path.join(ws, 'AGENTS.md')];
   const r = spawnSync('nvim', ['--headless', '--clean', '-n', '-c', `luafile ${path.join(repo, 'test', 'nvim', 'client.lua')}`], {
