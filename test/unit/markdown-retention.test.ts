@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { EngineCache, convertDocument, planDocument, profileDocument, sectionWarnings, type EngineOptions, type PlanResult } from '../../server/src/core/markdown/engine';
+import { EngineCache, PLAN_RUN, convertDocument, planDocument, planOnce, profileDocument, sectionWarnings, type EngineOptions, type PlanResult } from '../../server/src/core/markdown/engine';
 import { holdsDetail } from '../../server/src/core/markdown/analysis';
 import { markdownDiagnostics } from '../../server/src/core/markdown/diagnostics';
 import { sectionLensTitle, sectionLensTooltip, planLensTitle } from '../../server/src/features/markdownLenses';
@@ -123,6 +123,26 @@ test('a plan leaves its analyses compact: no detail held, the slice text kept', 
   const body = JSON.stringify(a.body);
   assert.equal(holdsDetail(a), true);
   assert.equal(body, JSON.stringify(planDocument(text).sections.find((s) => s.slice.kind === 'section')!.analysis.body));
+});
+
+test("planOnce (the CLI's plan) equals planDocument; beyond one run of slices it releases each run's details as it goes", async () => {
+  const { markdownDocument } = await import('../../bench/markdown-gen');
+  const large = markdownDocument(11, PLAN_RUN + 400, (PLAN_RUN + 400) * 120);
+  const small = markdownFiles().find((f) => f.text.length > 2000)!.text;
+  for (const opts of [{}, { tokenizer: 'cl100k_base', minTokenSavings: 5 }, { delimiter: 'tab' }] as EngineOptions[]) {
+    for (const text of [large, small]) {
+      const once = planOnce(text, opts);
+      const held = once.sections.filter((s) => holdsDetail(s.analysis)).length;
+      if (text === large) {
+        assert.ok(once.sections.length > PLAN_RUN, `${once.sections.length} sections`);
+        assert.equal(held, 0, `details still held after the plan: ${held} of ${once.sections.length}`);
+      } else assert.equal(held, once.sections.length, 'one run: every detail kept for the verdict');
+      const fresh = planDocument(text, opts);
+      assert.equal(JSON.stringify(once.verdict, null, 2), JSON.stringify(fresh.verdict, null, 2), JSON.stringify(opts));
+      assert.equal(once.hybrid, fresh.hybrid);
+      assert.deepEqual(once.tokens, fresh.tokens);
+    }
+  }
 });
 
 test('SmallMap behaves as a Map for the memos (get, set replacing the key object, delete, clear, keys, values)', () => {

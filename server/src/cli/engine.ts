@@ -14,10 +14,11 @@ import { CliError, defineCommand, flag, stringValue, usageError, type OptionDefs
 import { readInputText } from './input';
 import { WriteRefused, writeOutputFile } from '../node/safeWrite';
 import { displayWidth, truncateToWidth } from './textWidth';
-import { convertDocument, planDocument, profileDocument, type EngineOptions, type EngineMode, type PlanResult, type VerdictV1 } from '../core/markdown/engine';
+import { convertDocument, planOnce, profileDocument, type EngineOptions, type EngineMode, type PlanResult, type VerdictV1 } from '../core/markdown/engine';
 import { VERDICTS } from '../core/policy';
 import { TOKENIZERS, type TokenizerName } from '../core/tokens';
 import { maxOf } from '../core/arrays';
+import { writeJson } from './jsonOut';
 
 const MODES = ['lossless', 'record', 'budget'] as const;
 const DELIMITERS = ['auto', 'comma', 'tab', 'pipe'] as const;
@@ -314,7 +315,7 @@ export const runConvert = command(
     const v = convertDocument(input.text, opts);
     const out = str(p, 'out');
     if (out !== undefined && v.toon_candidate !== null) writeFileAtomic(io, out, v.toon_candidate + '\n');
-    if (flag(p, 'json')) io.stdout(JSON.stringify(v, null, 2) + '\n');
+    if (flag(p, 'json')) writeJson((t) => io.stdout(t), v);
     else {
       io.stdout(summary(v, input.name));
       if (out === undefined && v.toon_candidate !== null) io.stdout(`\n${v.toon_candidate}\n`);
@@ -328,10 +329,10 @@ export const runPlan = command('plan', { ...COMMON, out: { type: 'string' }, del
   const failOn = failOnList(p);
   const input = await readInput(p, io);
   const opts = engineOptions(p, input.sourceType);
-  const plan = planDocument(input.text, opts);
+  const plan = planOnce(input.text, opts);
   const out = str(p, 'out');
   if (out !== undefined) writeFileAtomic(io, out, plan.hybrid);
-  if (flag(p, 'json')) io.stdout(JSON.stringify(plan.verdict, null, 2) + '\n');
+  if (flag(p, 'json')) writeJson((t) => io.stdout(t), plan.verdict);
   else {
     io.stdout(planTable(plan, input.name));
     if (out !== undefined) io.stdout(`wrote ${out}\n`);
@@ -372,7 +373,7 @@ export const runDecode = command('decode', { json: { type: 'boolean' }, out: { t
   if (out !== undefined) {
     writeFileAtomic(io, out, json);
     if (!flag(p, 'json')) io.stdout(`wrote ${out}\n`);
-    else io.stdout(JSON.stringify({ written: out }, null, 2) + '\n');
+    else writeJson((t) => io.stdout(t), { written: out });
   } else io.stdout(json);
   return 0;
 });

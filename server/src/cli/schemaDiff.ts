@@ -12,6 +12,7 @@ import { resolve } from 'node:path';
 import { defineCommand, stringValue, usageError } from './args';
 import { readInputText } from './input';
 import { diffSchemas, formatChangeLine, hasBreaking, schemaRoleFromFileName, type SchemaRole } from '../core/schemaDiff';
+import { writeJson } from './jsonOut';
 
 export const SCHEMA_DIFF_HELP = `Usage: toonlens schema-diff <old.json> <new.json> [--role input|output] [--format text|json]
 
@@ -62,7 +63,7 @@ export const run = defineCommand(
         after: c.after ?? null,
         message: c.message,
       }));
-      io.stdout(JSON.stringify(rows, null, 2) + '\n');
+      writeJson((t) => io.stdout(t), rows);
     } else {
       for (const c of changes) io.stdout(formatChangeLine(c) + '\n');
     }
