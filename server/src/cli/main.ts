@@ -67,8 +67,25 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
   return command(rest, io);
 }
 
+/** The status a shell gives a command that a SIGPIPE ended (128 + 13): what Unix tools exit with when their reader leaves. */
+export const EXIT_BROKEN_PIPE = 141;
+
+/**
+ * What the CLI does when writing its output fails. A reader that stops early (`toonlens plan --json big.md | head`)
+ * closes the pipe: the rest of the output is not wanted, so the process ends at once and quietly, as a Unix tool
+ * that SIGPIPE ends. Any other write error is one line on stderr and status 2.
+ */
+export function onOutputError(err: NodeJS.ErrnoException, exit: (code: number) => void, stderr: (text: string) => void): void {
+  if (err.code === 'EPIPE') return exit(EXIT_BROKEN_PIPE);
+  stderr(`toonlens: cannot write its output: ${err.message.split('\n')[0]}\n`);
+  exit(2);
+}
+
 /** Runs the CLI on this process's arguments and sets the exit code. */
 export function runFromProcess(): void {
+  const exit = (code: number): never => process.exit(code);
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => onOutputError(err, exit, (t) => process.stderr.write(t)));
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => onOutputError(err, exit, () => undefined));
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
