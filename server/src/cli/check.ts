@@ -27,7 +27,7 @@ import { EngineCache, type EngineOptions } from '../core/markdown/engine';
 import { hintedPositions, LineIndex, type LineHints } from '../core/lineIndex';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, type WorkspaceReader } from '../core/types';
 import { pushAll } from '../core/arrays';
-import { writeJson } from './jsonOut';
+import { printJson } from './jsonOut';
 
 export const CHECK_HELP = `Usage: toonlens check [options] <files|dirs|globs…>
 
@@ -256,8 +256,8 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     record(abs, result.kind ?? null, result.text, applyRuleLevels(result.diagnostics, rules), result.lineHints ?? EMPTY_HINTS);
   }
 
-  if (args.format === 'json') writeJson((t) => io.stdout(t), reports);
-  else if (args.format === 'sarif') writeJson((t) => io.stdout(t), toSarif(reports));
+  if (args.format === 'json') printJson(io, reports);
+  else if (args.format === 'sarif') printJson(io, toSarif(reports));
   else {
     if (textLines.length) io.stdout(textLines.join('\n') + '\n');
     io.stderr(`${checked} document${checked === 1 ? '' : 's'} checked: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`);

@@ -18,7 +18,7 @@ import { convertDocument, planOnce, profileDocument, type EngineOptions, type En
 import { VERDICTS } from '../core/policy';
 import { TOKENIZERS, type TokenizerName } from '../core/tokens';
 import { maxOf } from '../core/arrays';
-import { writeJson } from './jsonOut';
+import { printJson } from './jsonOut';
 
 const MODES = ['lossless', 'record', 'budget'] as const;
 const DELIMITERS = ['auto', 'comma', 'tab', 'pipe'] as const;
@@ -292,7 +292,8 @@ export const runProfile = command('profile', COMMON, async (p, io) => {
   const failOn = failOnList(p);
   const input = await readInput(p, io);
   const v = profileDocument(input.text, engineOptions(p, input.sourceType));
-  io.stdout(flag(p, 'json') ? JSON.stringify(v, null, 2) + '\n' : summary(v, input.name));
+  if (flag(p, 'json')) printJson(io, v);
+  else io.stdout(summary(v, input.name));
   return failOnMatches(failOn, [v.verdict], v.warnings) ? 1 : 0;
 });
 
@@ -315,7 +316,7 @@ export const runConvert = command(
     const v = convertDocument(input.text, opts);
     const out = str(p, 'out');
     if (out !== undefined && v.toon_candidate !== null) writeFileAtomic(io, out, v.toon_candidate + '\n');
-    if (flag(p, 'json')) writeJson((t) => io.stdout(t), v);
+    if (flag(p, 'json')) printJson(io, v);
     else {
       io.stdout(summary(v, input.name));
       if (out === undefined && v.toon_candidate !== null) io.stdout(`\n${v.toon_candidate}\n`);
@@ -332,7 +333,7 @@ export const runPlan = command('plan', { ...COMMON, out: { type: 'string' }, del
   const plan = planOnce(input.text, opts);
   const out = str(p, 'out');
   if (out !== undefined) writeFileAtomic(io, out, plan.hybrid);
-  if (flag(p, 'json')) writeJson((t) => io.stdout(t), plan.verdict);
+  if (flag(p, 'json')) printJson(io, plan.verdict);
   else {
     io.stdout(planTable(plan, input.name));
     if (out !== undefined) io.stdout(`wrote ${out}\n`);
@@ -373,7 +374,7 @@ export const runDecode = command('decode', { json: { type: 'boolean' }, out: { t
   if (out !== undefined) {
     writeFileAtomic(io, out, json);
     if (!flag(p, 'json')) io.stdout(`wrote ${out}\n`);
-    else writeJson((t) => io.stdout(t), { written: out });
+    else printJson(io, { written: out });
   } else io.stdout(json);
   return 0;
 });

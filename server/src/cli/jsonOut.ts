@@ -7,6 +7,7 @@
  * `JSON.stringify(v, null, 2)`, indented to its place. That is exact because every line break in JSON.stringify's
  * indented output is structural (a line break inside a string is written `\n`).
  */
+import type { CliIO } from './io';
 
 /** About how many characters each write carries. */
 export const CHUNK_CHARS = 1 << 16;
@@ -15,6 +16,11 @@ export const CHUNK_CHARS = 1 << 16;
 const STREAM_DEPTH = 3;
 
 const INDENT = '  ';
+
+/** Prints a command's JSON output on its stdout, in pieces ({@link writeJson}). */
+export function printJson(io: Pick<CliIO, 'stdout'>, value: unknown): void {
+  writeJson((t) => io.stdout(t), value);
+}
 
 /** Writes `JSON.stringify(value, null, 2) + '\n'` through `write`, in pieces of about `chunkChars` characters. */
 export function writeJson(write: (text: string) => void, value: unknown, chunkChars = CHUNK_CHARS): void {

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { defineCommand, stringValue, usageError } from './args';
 import { readInputText } from './input';
 import { diffSchemas, formatChangeLine, hasBreaking, schemaRoleFromFileName, type SchemaRole } from '../core/schemaDiff';
-import { writeJson } from './jsonOut';
+import { printJson } from './jsonOut';
 
 export const SCHEMA_DIFF_HELP = `Usage: toonlens schema-diff <old.json> <new.json> [--role input|output] [--format text|json]
 
@@ -63,7 +63,7 @@ export const run = defineCommand(
         after: c.after ?? null,
         message: c.message,
       }));
-      writeJson((t) => io.stdout(t), rows);
+      printJson(io, rows);
     } else {
       for (const c of changes) io.stdout(formatChangeLine(c) + '\n');
     }

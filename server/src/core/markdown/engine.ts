@@ -822,8 +822,8 @@ export function planDocument(text: string, opts: EngineOptions = {}): PlanResult
 /**
  * A plan made once and read whole (the CLI's `plan`): the same result as {@link planDocument}. A document of more
  * than one run of slices ({@link PLAN_RUN}) is planned as the engine cache plans it, each run's details released
- * once measured (the whole-document verdict rebuilds them when read): the peak of `toonlens plan --json` on a
- * 100,000-section file 1.4 → 0.96 GB. A smaller document keeps its details for the verdict: released and
+ * once measured (the whole-document verdict rebuilds them when read): the peak of `toonlens plan` (the table) on a
+ * 100,000-section file 1.4 → 0.97 GB. A smaller document keeps its details for the verdict: released and
  * rebuilt, they made a 1 MB plan 20 % slower.
  */
 export function planOnce(text: string, opts: EngineOptions = {}): PlanResult {
