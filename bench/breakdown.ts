@@ -7,7 +7,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { parseJson } from '../server/src/core/json/parse';
 import { SCHEMAS, validateAgainstSchema } from '../server/src/core/json/schema';
-import { RULES } from '../server/src/core/rules/index';
+import { RULES } from '../server/src/core/agentJson/rules/index';
 import type { DocumentKind } from '../server/src/core/types';
 import { plan15MB, plan1MB, report10MB, type Input } from './data';
 import { time } from './stats';

@@ -1,6 +1,6 @@
 /**
  * Where a markdown document's memory goes in the server: the built server (dist/server.js, started as users
- * run it: server/src/node/launch.ts, through the test harness) with `--heapsnapshot-signal`, warmed with a small markdown document, then the
+ * run it: server/src/protocol/launch.ts, through the test harness) with `--heapsnapshot-signal`, warmed with a small markdown document, then the
  * bench document of `--mb` megabytes (bench/markdown-gen.ts, seed 7, as bench/markdown-lsp.bench.ts) opened and
  * edited `1 + --edits` times, each time to its lenses (read idle after the open too, as the bench does). Read idle (the test-only idle command: every analysis,
  * diagnostics run and idle collection done) before and after, it prints
@@ -27,12 +27,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as pause } from 'node:timers/promises';
 import { ExecuteCommandRequest } from 'vscode-languageserver-protocol/node';
-import { IDLE_COMMAND, PING_COMMAND, type IdleAnswer } from '../server/src/features/idle';
+import { IDLE_COMMAND, PING_COMMAND, type IdleAnswer } from '../server/src/lsp/idle';
 import { LspHarness } from '../test/lsp/harness';
 import { DATA_DIR } from './data';
 import type { EditPoints } from './markdown-gen';
 import { corpusDocument, editLenses, generatedDocument, lensesOf, RSS_SETTLE_MS, SMALL } from './markdown-lsp.bench';
-import { SERVER_ENV, SERVER_EXEC_ARGV } from '../server/src/node/launch';
+import { SERVER_ENV, SERVER_EXEC_ARGV } from '../server/src/protocol/launch';
 import { isString, nodeLabel, readHeapSnapshot, retainerPath, retainerTree, type HeapSnapshot } from './heapsnapshot';
 
 const MB = 1e6;
@@ -262,7 +262,7 @@ async function main(): Promise<void> {
   // The bench's own documents, edited where the bench edits them (real markdown: at paragraph ends).
   const { text, points: editPoints } = corpus ? corpusDocument() : generatedDocument(mb);
   const fileBytes = Buffer.byteLength(text);
-  // The harness starts the server with the launch flags (server/src/node/launch.ts); the snapshot flags go on top.
+  // The harness starts the server with the launch flags (server/src/protocol/launch.ts); the snapshot flags go on top.
   const envWith = (flags: readonly string[]): Record<string, string> => (flags.length ? { NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...flags].join(' ').trim() } : {});
   console.log(`# Heap breakdown: ${(fileBytes / MB).toFixed(2)} MB markdown (${corpus ? 'the producer corpus repeated' : 'seed 7'}), ${later + 1} edits; server flags ${SERVER_EXEC_ARGV.join(' ')}; ${Object.entries(SERVER_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}`);
 

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { checkDocument } from '../server/src/core/check';
+import { checkDocument } from '../server/src/core/agentJson/check';
 import { DATA_DIR, REPO_ROOT, corpusMarkdown1MB, markdown1MB, plan15MB, producerPlan14MB, report10MB } from './data';
 import { cliRows, lspDiagnosticsRows, reportLspRows } from './json-lsp.bench';
 import { markdownRows } from './markdown.bench';

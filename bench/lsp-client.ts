@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../server/src/node/launch';
+import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../server/src/protocol/launch';
 import {
   createProtocolConnection,
   DidChangeConfigurationNotification,

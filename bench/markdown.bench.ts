@@ -6,7 +6,7 @@
 import MarkdownIt from 'markdown-it';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { EngineCache } from '../server/src/core/markdown/engine';
-import { markdownCodeLenses } from '../server/src/features/markdownLenses';
+import { markdownCodeLenses } from '../server/src/features/markdown/lenses';
 import type { Input } from './data';
 import type { EditPoints } from './markdown-gen';
 import { row, sample, timePair, type BenchRow } from './stats';

@@ -20,18 +20,18 @@ mkdirSync(dir, { recursive: true });
 const driver = join(dir, 'driver.ts');
 const body =
   what === 'report' || what === 'plan' || what === 'producer'
-    ? `import { checkDocument } from ${JSON.stringify(join(REPO_ROOT, 'server/src/core/check'))};
+    ? `import { checkDocument } from ${JSON.stringify(join(REPO_ROOT, 'server/src/core/agentJson/check'))};
 const text = readFileSync(${JSON.stringify(input.path)}, 'utf8');
 checkDocument(text, { kind: ${JSON.stringify(what === 'report' ? 'report' : 'verdict')} });
 for (let i = 0; i < ${iterations}; i++) checkDocument(text, { kind: ${JSON.stringify(what === 'report' ? 'report' : 'verdict')} });`
     : what === 'markdown'
       ? `import { EngineCache } from ${JSON.stringify(join(REPO_ROOT, 'server/src/core/markdown/engine'))};
-import { markdownCodeLenses } from ${JSON.stringify(join(REPO_ROOT, 'server/src/features/markdownLenses'))};
+import { markdownCodeLenses } from ${JSON.stringify(join(REPO_ROOT, 'server/src/features/markdown/lenses'))};
 import { TextDocument } from 'vscode-languageserver-textdocument';
 const text = readFileSync(${JSON.stringify(input.path)}, 'utf8');
 for (let i = 0; i < ${iterations}; i++) markdownCodeLenses(TextDocument.create('file:///a.md', 'markdown', 1, text), new EngineCache().plan(text), 0);`
       : `import { EngineCache } from ${JSON.stringify(join(REPO_ROOT, 'server/src/core/markdown/engine'))};
-import { markdownCodeLenses } from ${JSON.stringify(join(REPO_ROOT, 'server/src/features/markdownLenses'))};
+import { markdownCodeLenses } from ${JSON.stringify(join(REPO_ROOT, 'server/src/features/markdown/lenses'))};
 import { TextDocument } from 'vscode-languageserver-textdocument';
 const text = readFileSync(${JSON.stringify(input.path)}, 'utf8');
 const cache = new EngineCache();

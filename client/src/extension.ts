@@ -18,14 +18,15 @@ import {
   DEFAULT_MARKDOWN_LANGUAGES,
   FORWARDED_COMMANDS,
   MARKDOWN_FILE_PATTERNS,
+  WATCH_GLOB,
   STATUS_NOTIFICATION,
   TRUST_GRANTED_NOTIFICATION,
   type ActiveEditorArg,
   type ConfirmParams,
   type StatusParams,
   type ToonLensInitializationOptions,
-} from '../../server/src/features/protocol';
-import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../../server/src/node/launch';
+} from '../../server/src/protocol/commands';
+import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../../server/src/protocol/launch';
 
 let client: LanguageClient | undefined;
 /** The server's latest status per document URI (shown only while that document is active). */
@@ -63,7 +64,7 @@ function createClient(context: ExtensionContext, status: StatusBarItem): Languag
   // message and the server cannot replace that: measured 2026-12-01 with a forked client, 5 didOpens of the
   // 14.6 MB producer plan, server CPU per didOpen 100 ms over IPC against 60 ms over stdio, VmHWM after six
   // opens 556 MB against 275 MB (docs/performance.md, "The JSON transport").
-  // Node/V8 options and glibc settings shared with the test harness and the bench (server/src/node/launch.ts).
+  // Node/V8 options and glibc settings shared with the test harness and the bench (server/src/protocol/launch.ts).
   const execArgv = [...SERVER_EXEC_ARGV];
   const env = serverEnvAdditions();
   const serverOptions: ServerOptions = {
@@ -80,7 +81,7 @@ function createClient(context: ExtensionContext, status: StatusBarItem): Languag
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector([...new Set([...DEFAULT_MARKDOWN_LANGUAGES, ...extra])]),
-    synchronize: { fileEvents: workspace.createFileSystemWatcher('**/*.{json,md,mdc,toon}') },
+    synchronize: { fileEvents: workspace.createFileSystemWatcher(WATCH_GLOB) },
     initializationOptions,
   };
   const c = new LanguageClient('toonlens', 'ToonLens', serverOptions, clientOptions);

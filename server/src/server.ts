@@ -33,43 +33,43 @@ import {
   type ServerCapabilities,
 } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { serverTextDocuments } from './features/textDocument';
+import { serverTextDocuments } from './lsp/textDocument';
 import type { WorkspaceReader } from './core/types';
 import { createNodeWorkspace } from './node/workspace';
 import { routeConsole, stdioStreams } from './node/stdioTransport';
-import type { FeatureContext, FeatureInstance, FeatureModule, Logger } from './features/feature';
-import { SettingsStore, errorText } from './features/settings';
-import { CHANGE_DELAY_MS, DiagnosticsScheduler, OPEN_DELAY_MS } from './features/diagnostics';
-import { WorkspaceFolders, fsPathOf } from './features/workspaceFolders';
-import { jsonDiagnosticsFeature } from './features/jsonDocuments';
-import { codeActionsFeature } from './features/codeActions';
-import { jsonHoverFeature } from './features/hover';
-import { faultInjectionFeature } from './features/faultInjection';
-import { idleSignalFeature, serverWork } from './features/idle';
+import type { FeatureContext, FeatureInstance, FeatureModule, Logger } from './lsp/feature';
+import { SettingsStore, errorText } from './lsp/settings';
+import { CHANGE_DELAY_MS, DiagnosticsScheduler, OPEN_DELAY_MS } from './lsp/diagnostics';
+import { WorkspaceFolders, fsPathOf } from './lsp/workspaceFolders';
+import { jsonDiagnosticsFeature } from './features/json/documents';
+import { codeActionsFeature } from './features/json/codeActions';
+import { jsonHoverFeature } from './features/json/hover';
+import { faultInjectionFeature } from './testing/faultInjection';
+import { idleSignalFeature, serverWork } from './lsp/idle';
 import { startIdleCollector } from './node/idleGc';
-import { mergeCapabilities } from './features/capabilities';
+import { mergeCapabilities } from './lsp/capabilities';
 import {
   CONFIRM_REQUEST,
   FORWARDED_COMMANDS,
   STATUS_NOTIFICATION,
   TRUST_GRANTED_NOTIFICATION,
   type ToonLensInitializationOptions,
-} from './features/protocol';
+} from './protocol/commands';
 import { VERSION } from './version';
-import { markdownLensesFeature } from './features/markdownLenses';
-import { markdownHoverFeature } from './features/markdownHover';
-import { markdownConvertFeature } from './features/markdownConvert';
-import { markdownDiagnosticsFeature } from './features/markdownDiagnostics';
-import { configureMarkdownLanguages } from './features/markdownPlans';
-import { configureOriginals } from './features/markdownFences';
-import { schemaDriftFeature } from './features/schemaDrift';
-import { reportEditsFeature } from './features/reportEdits';
-import { recipeCompletionFeature } from './features/recipeCompletion';
-import { projectConfigFeature } from './features/projectConfig';
-import { jsonCompletionFeature } from './features/jsonCompletion';
-import { workspaceCheckFeature } from './features/workspaceCheck';
+import { markdownLensesFeature } from './features/markdown/lenses';
+import { markdownHoverFeature } from './features/markdown/hover';
+import { markdownConvertFeature } from './features/markdown/convert';
+import { markdownDiagnosticsFeature } from './features/markdown/diagnostics';
+import { configureMarkdownLanguages } from './features/markdown/plans';
+import { configureOriginals } from './features/markdown/fences';
+import { schemaDriftFeature } from './features/json/schemaDrift';
+import { reportEditsFeature } from './features/json/reportEdits';
+import { recipeCompletionFeature } from './features/json/recipeCompletion';
+import { projectConfigFeature } from './features/project/projectConfig';
+import { jsonCompletionFeature } from './features/json/completion';
+import { workspaceCheckFeature } from './features/project/workspaceCheck';
 import { pushAll } from './core/arrays';
-import { isCancellation, requestCancelled } from './features/timeSlice';
+import { isCancellation, requestCancelled } from './lsp/timeSlice';
 
 /** The feature modules, in the order their results are combined. */
 const FEATURES: FeatureModule[] = [

@@ -41,8 +41,8 @@ import { fuzzReportEntry } from './properties';
 import { Rng } from '../../bench/prng';
 import { markdownDocument } from '../../bench/markdown-gen';
 import { planJson } from '../../bench/json-gen';
-import { deriveSafetyTier } from '../../server/src/core/report/index';
-import { KIND_CHARACTERIZATION } from '../../server/src/core/report/shape';
+import { deriveSafetyTier } from '../../server/src/core/agentJson/report/index';
+import { KIND_CHARACTERIZATION } from '../../server/src/core/agentJson/report/shape';
 
 const CLI = nodePath.join(REPO_ROOT, 'bin', 'toonlens.js');
 /** Any one operation: far above what it takes on a loaded machine, far below "hangs". */

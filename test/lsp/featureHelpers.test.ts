@@ -2,12 +2,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { DEFAULT_SETTINGS, normalizeSettings } from '../../server/src/features/settings';
-import { mergeCapabilities } from '../../server/src/features/capabilities';
-import { minimalReplaceEdit } from '../../server/src/features/convert';
-import { fixAllText, wantsKind } from '../../server/src/features/codeActions';
-import { isJsonDocument } from '../../server/src/features/jsonDocuments';
-import { fsPathOf } from '../../server/src/features/workspaceFolders';
+import { DEFAULT_SETTINGS, normalizeSettings } from '../../server/src/lsp/settings';
+import { mergeCapabilities } from '../../server/src/lsp/capabilities';
+import { minimalReplaceEdit } from '../../server/src/lsp/positions';
+import { fixAllText, wantsKind } from '../../server/src/features/json/codeActions';
+import { isJsonDocument } from '../../server/src/features/json/documents';
+import { fsPathOf } from '../../server/src/lsp/workspaceFolders';
 import { applyTextEdits } from './harness';
 
 describe('normalizeSettings', () => {

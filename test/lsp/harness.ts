@@ -14,7 +14,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../../server/src/node/launch';
+import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../../server/src/protocol/launch';
 import {
   ApplyWorkspaceEditRequest,
   CodeLensRefreshRequest,
@@ -58,7 +58,7 @@ import {
   type TextEdit,
   type WorkspaceEdit,
 } from 'vscode-languageserver-protocol/node';
-import { IDLE_COMMAND, PING_COMMAND } from '../../server/src/features/idle';
+import { IDLE_COMMAND, PING_COMMAND } from '../../server/src/lsp/idle';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SERVER_PATH = join(REPO_ROOT, 'dist', 'server.js');
@@ -134,7 +134,7 @@ export class LspHarness {
     this.workspaceUri = pathToFileURL(this.workspaceDir).toString();
     this.settings = { ...(opts.settings ?? {}) };
 
-    // Started as the VS Code client starts it (server/src/node/launch.ts): what the tests and the bench run is what users run.
+    // Started as the VS Code client starts it (server/src/protocol/launch.ts): what the tests and the bench run is what users run.
     this.process = spawn(process.execPath, [...SERVER_EXEC_ARGV, opts.serverPath ?? SERVER_PATH, '--stdio'], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...serverEnvAdditions(), TOONLENS_TEST_COUNTERS: '1', ...(opts.env ?? {}) },

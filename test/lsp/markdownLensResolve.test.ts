@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CodeLensRequest, CodeLensResolveRequest, type CodeLens } from 'vscode-languageserver-protocol/node';
 import { LspHarness } from './harness';
-import { RESOLVE_LENSES_ABOVE } from '../../server/src/features/lensResolve';
+import { RESOLVE_LENSES_ABOVE } from '../../server/src/lsp/lensResolve';
 
 /**
  * `n` sections: a table (which converts: a verdict and a Convert lens) every other one, else a key/value list

@@ -14,7 +14,7 @@ import {
   ShutdownRequest,
 } from 'vscode-languageserver-protocol/node';
 import { LspHarness, REPO_ROOT, SERVER_PATH } from './harness';
-import { MEMORY_TRACE_COMMAND, type MemoryMark } from '../../server/src/node/memoryTrace';
+import { MEMORY_TRACE_COMMAND, type MemoryMark } from '../../server/src/testing/memoryTrace';
 import { RELEASE_MIN_BYTES } from '../../server/src/node/stdioTransport';
 
 test('--node-ipc: initialize, shutdown, exit 0', async () => {

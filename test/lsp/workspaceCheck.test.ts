@@ -40,6 +40,8 @@ describe('Check Workspace', () => {
       'node_modules/dep/bad.profile.json': BAD_VERDICT,
       '.git/bad.profile.json': BAD_VERDICT,
       'clean/ok.md': '# Fine\n\nNothing to report here.\n',
+      'data/bad.toon': 'items[2]: a\n',
+      '.cursor/rules/style.mdc': '---\nalwaysApply: true\n---\n' + BAD_FENCE_MD,
     });
     symlinkSync(join(dir, 'out', 'bad.profile.json'), join(dir, 'link.profile.json'));
     const h = await LspHarness.start({ workspaceDir: dir });
@@ -51,14 +53,18 @@ describe('Check Workspace', () => {
       assert.ok(verdict.some((d) => d.severity === 1), 'an error on the defective verdict');
       const md = await h.waitForDiagnostics(uri('docs/AGENTS.md'), (d) => d.length > 0);
       assert.ok(md.some((d) => d.code === 'toon/fence-decode'), JSON.stringify(md.map((d) => d.code)));
+      const toon = await h.waitForDiagnostics(uri('data/bad.toon'), (d) => d.length > 0);
+      assert.ok(toon.some((d) => d.code === 'toon/fence-decode'), JSON.stringify(toon.map((d) => d.code)));
+      const mdc = await h.waitForDiagnostics(uri('.cursor/rules/style.mdc'), (d) => d.length > 0);
+      assert.ok(mdc.some((d) => d.code === 'toon/fence-decode'), JSON.stringify(mdc.map((d) => d.code)));
       for (const skipped of ['node_modules/dep/bad.profile.json', '.git/bad.profile.json', 'link.profile.json']) {
         assert.equal(h.published.get(uri(skipped)), undefined, `${skipped} is not checked`);
       }
       assert.equal(h.published.get(uri('package.json')), undefined, 'unrelated JSON: nothing published');
-      assert.equal(outcome.files, 4, 'out/bad.profile.json, docs/AGENTS.md, package.json, clean/ok.md');
-      assert.equal(outcome.checked, 4);
-      assert.equal(outcome.filesWithProblems, 2);
-      assert.match(outcome.message, /^Checked 4 files: \d+ problems? in 2 files/);
+      assert.equal(outcome.files, 6, 'out/bad.profile.json, docs/AGENTS.md, package.json, clean/ok.md, data/bad.toon, .cursor/rules/style.mdc');
+      assert.equal(outcome.checked, 6);
+      assert.equal(outcome.filesWithProblems, 4);
+      assert.match(outcome.message, /^Checked 6 files: \d+ problems? in 4 files/);
 
       // Progress: one token for the check, begin (cancellable) → report(s) → end. (A markdown analysis that
       // runs over a second reports its own, by design: on a loaded machine the first one, which loads the

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CODES, DIAGNOSTIC_CODES, defaultSeverity, isDiagnosticCode, type CodeScope, type DiagnosticCode } from '../../server/src/core/codes';
-import { VERDICT_RULES } from '../../server/src/core/rules/verdict';
-import { CRITIQUE_RULES } from '../../server/src/core/rules/critique';
-import { RECIPE_INPUT_RULES } from '../../server/src/core/rules/recipe';
-import { STATIC_REPORT_RULES } from '../../server/src/core/rules/report';
+import { VERDICT_RULES } from '../../server/src/core/agentJson/rules/verdict';
+import { CRITIQUE_RULES } from '../../server/src/core/agentJson/rules/critique';
+import { RECIPE_INPUT_RULES } from '../../server/src/core/agentJson/rules/recipe';
+import { STATIC_REPORT_RULES } from '../../server/src/core/agentJson/rules/report';
 import { BEGIN, END, renderCodeTables, withGeneratedTables } from '../../scripts/codes-doc';
 import { REPO_ROOT } from '../paths';
 

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
 import fc from 'fast-check';
-import { critiqueRules } from '../../server/src/core/rules/critique';
-import { explainCritique } from '../../server/src/core/rules/critiqueExplain';
+import { critiqueRules } from '../../server/src/core/agentJson/rules/critique';
+import { explainCritique } from '../../server/src/core/agentJson/rules/critiqueExplain';
 import type { Finding, JsonEdit } from '../../server/src/core/types';
 import { SPECS } from '../paths';
 

@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { convertDocument, planDocument, profileDocument, type VerdictV1 } from '../../server/src/core/markdown/engine';
-import { verdictRules } from '../../server/src/core/rules/verdict';
+import { verdictRules } from '../../server/src/core/agentJson/rules/verdict';
 import { CORPUS_INPUTS } from '../paths';
 
 const repoRoot = path.resolve(__dirname, '..', '..');

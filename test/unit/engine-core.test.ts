@@ -25,7 +25,7 @@ import { LineIndex } from '../../server/src/core/lineIndex';
 import { TOKENX_VERSION } from '../../server/src/core/markdown/measure';
 import { GPT_TOKENIZER_VERSION } from '../../server/src/core/tokens';
 import { buildVerdict } from '../../server/src/core/markdown/verdict';
-import { decide, safeToAutoApply } from '../../server/src/core/policy';
+import { decide, safeToAutoApply } from '../../server/src/core/markdown/policy';
 import { SPECS, CORPUS_DIR, CORPUS_INPUTS } from '../paths';
 
 const repoRoot = path.resolve(__dirname, '..', '..');

@@ -2,7 +2,7 @@
 // until the module is fixed (see docs/performance.md and the fuzzing report). Names say where the bug is.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkDocument } from '../../server/src/core/check';
+import { checkDocument } from '../../server/src/core/agentJson/check';
 import { EngineCache } from '../../server/src/core/markdown/engine';
 import { toonFenceDiagnostics } from '../../server/src/core/toon/fences';
 

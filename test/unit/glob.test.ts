@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { compileGlob, MAX_GLOB_LENGTH } from '../../server/src/core/glob';
-import { kindFromSettings } from '../../server/src/core/kinds';
+import { kindFromSettings } from '../../server/src/core/agentJson/kinds';
 import { tempWorkspace } from '../fixtures/report/helpers';
 import { runCli } from '../fixtures/safety/helpers';
 

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as turn } from 'node:timers/promises';
-import { WorkTracker } from '../../server/src/features/idle';
+import { WorkTracker } from '../../server/src/lsp/idle';
 import { IdleCollector, exposeGc, IDLE_GC_MIN_GARBAGE_BYTES } from '../../server/src/node/idleGc';
 
 const MB = 1024 * 1024;

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { checkBytes, checkDocument, firstInvalidUtf8Byte, INTERNAL_CODE, TOO_LARGE_CODE } from '../../server/src/core/check';
-import { RULES } from '../../server/src/core/rules/index';
+import { checkBytes, checkDocument, firstInvalidUtf8Byte, INTERNAL_CODE, TOO_LARGE_CODE } from '../../server/src/core/agentJson/check';
+import { RULES } from '../../server/src/core/agentJson/rules/index';
 import { LineIndex } from '../../server/src/core/lineIndex';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { lspDiagnostics } from '../../server/src/features/jsonDocuments';
+import { lspDiagnostics } from '../../server/src/features/json/documents';
 import { JsonLocator } from '../../server/src/core/json/locate';
 import { hintedPositions, LineIndex } from '../../server/src/core/lineIndex';
 import type { CoreDiagnostic, JsonPath, JsonTarget } from '../../server/src/core/types';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { applyFixes, applyTextEditsTo, fixToTextEdits } from '../../server/src/core/json/edits';
-import { checkDocument } from '../../server/src/core/check';
+import { checkDocument } from '../../server/src/core/agentJson/check';
 import type { JsonFix } from '../../server/src/core/types';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));

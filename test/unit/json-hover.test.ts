@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { hoverAt } from '../../server/src/core/hover';
-import { EXPLAINERS } from '../../server/src/core/rules/explain';
+import { hoverAt } from '../../server/src/core/agentJson/hover';
+import { EXPLAINERS } from '../../server/src/core/agentJson/rules/explain';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const read = (...p: string[]) => readFileSync(join(repoRoot, ...p), 'utf8');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import AjvDraft07 from 'ajv';
 import addFormats from 'ajv-formats';
-import { checkDocument } from '../../server/src/core/check';
+import { checkDocument } from '../../server/src/core/agentJson/check';
 import { isValidAgainstSchema, validateAgainstSchema } from '../../server/src/core/json/schema';
 import type { CoreDiagnostic, DocumentKind } from '../../server/src/core/types';
 import { SPECS, CORPUS_DIR } from '../paths';

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { detectKind, kindFromContent, kindFromFileName, kindFromSchemaUrl } from '../../server/src/core/kinds';
-import { checkDocument } from '../../server/src/core/check';
+import { detectKind, kindFromContent, kindFromFileName, kindFromSchemaUrl } from '../../server/src/core/agentJson/kinds';
+import { checkDocument } from '../../server/src/core/agentJson/check';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const examples = join(repoRoot, 'examples', 'agent-json');

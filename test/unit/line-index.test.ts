@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { LineIndex } from '../../server/src/core/lineIndex';
-import { anchorLineCount, anchorLineText, lineRangeOffsets } from '../../server/src/core/report/text';
+import { anchorLineCount, anchorLineText, lineRangeOffsets } from '../../server/src/core/agentJson/report/text';
 
 const lineText = fc.array(fc.constantFrom('a', 'b', ' ', '\t', '#', '\uFEFF', 'é', '😀', '\n', '\r', '\r\n'), { maxLength: 40 }).map((a) => a.join(''));
 

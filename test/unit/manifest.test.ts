@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLIENT_COMMANDS, COMMANDS, DEFAULT_MARKDOWN_LANGUAGES } from '../../server/src/features/protocol';
+import { CLIENT_COMMANDS, COMMANDS, DEFAULT_MARKDOWN_LANGUAGES } from '../../server/src/protocol/commands';
 import { REPO_ROOT } from '../paths';
 
 interface Manifest {

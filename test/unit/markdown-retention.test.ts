@@ -12,8 +12,8 @@ import path from 'node:path';
 import { EngineCache, PLAN_RUN, convertDocument, planDocument, planOnce, profileDocument, sectionWarnings, type EngineOptions, type PlanResult } from '../../server/src/core/markdown/engine';
 import { holdsDetail } from '../../server/src/core/markdown/analysis';
 import { markdownDiagnostics } from '../../server/src/core/markdown/diagnostics';
-import { sectionLensTitle, sectionLensTooltip, planLensTitle } from '../../server/src/features/markdownLenses';
-import { sectionHoverMarkdown } from '../../server/src/features/markdownHover';
+import { sectionLensTitle, sectionLensTooltip, planLensTitle } from '../../server/src/features/markdown/lenses';
+import { sectionHoverMarkdown } from '../../server/src/features/markdown/hover';
 import { SmallMap } from '../../server/src/core/smallMap';
 import { CORPUS_INPUTS, FIXTURES, REPO_ROOT } from '../paths';
 

@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { getLocation } from 'jsonc-parser';
-import { hoverAt } from '../../server/src/core/hover';
+import { hoverAt } from '../../server/src/core/agentJson/hover';
 import { TokenIndex, tokenAt } from '../../server/src/core/json/locate';
-import { checkDocument } from '../../server/src/core/check';
+import { checkDocument } from '../../server/src/core/agentJson/check';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 

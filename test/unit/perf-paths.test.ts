@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { unsafePathReason, unsafePathReasonSlow } from '../../server/src/core/report/paths';
+import { unsafePathReason, unsafePathReasonSlow } from '../../server/src/core/agentJson/report/paths';
 
 /** Pieces that exercise every check: separators, dot segments, .git in any case, drive letters, URLs, %XX, control characters. */
 const PIECES = ['/', '//', '.', '..', './', '../', '.git', '.GIT', '.Git', 'git', 'a', 'Z', '0', '_', '-', ' ', '~', 'docs', 'x.md', 'C:', 'c:', ':', '://', 'http', 'file:', '%', '%2e', '%2E', '%zz', '%4', '\\', '\u0000', '\n', '\u001f', '\u007f', 'é', '😀', 'tmp/', '.hidden', 'a.b-c_d'];

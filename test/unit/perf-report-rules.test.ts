@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { staticReportFindings } from '../../server/src/core/rules/report';
+import { staticReportFindings } from '../../server/src/core/agentJson/rules/report';
 import type { Finding } from '../../server/src/core/types';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));

@@ -6,7 +6,7 @@ import path from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { recipeInputRules, recipeOutputRules, recipeOutputBranch, recipeCompletions } from '../../server/src/core/rules/recipe';
+import { recipeInputRules, recipeOutputRules, recipeOutputBranch, recipeCompletions } from '../../server/src/core/agentJson/rules/recipe';
 import type { Finding, JsonEdit } from '../../server/src/core/types';
 import { SPECS } from '../paths';
 

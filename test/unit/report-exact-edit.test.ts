@@ -1,7 +1,7 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
-import { planExactEdit, type PlanOptions, type PlanResult } from '../../server/src/core/report/exactEdit';
+import { planExactEdit, type PlanOptions, type PlanResult } from '../../server/src/core/agentJson/report/exactEdit';
 import { applyChangesNode } from '../../server/src/node/workspace';
 import { deterministicEntry, generativeEntry, makeReport, sha, tempWorkspace, type TempWorkspace } from '../fixtures/report/helpers';
 

@@ -1,6 +1,6 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { reportLenses, planApplyAllAuto } from '../../server/src/core/report/lenses';
+import { reportLenses, planApplyAllAuto } from '../../server/src/core/agentJson/report/lenses';
 import { applyChangesNode } from '../../server/src/node/workspace';
 import { deterministicEntry, generativeEntry, makeReport, sha, tempWorkspace, type TempWorkspace } from '../fixtures/report/helpers';
 
@@ -74,7 +74,7 @@ describe('the sample workspace (test/fixtures/report/sample)', () => {
   test('lenses and diagnostics match its README, and `apply` does what they promise', async () => {
     const { cpSync, readFileSync } = await import('node:fs');
     const { resolve } = await import('node:path');
-    const { reportRules } = await import('../../server/src/core/rules/report');
+    const { reportRules } = await import('../../server/src/core/agentJson/rules/report');
     const { run } = await import('../../server/src/cli/apply');
     const ws = tempWorkspace({});
     spaces.push(ws);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
 import { applyChangesNode, createNodeWorkspace } from '../../server/src/node/workspace';
-import type { FileChange } from '../../server/src/core/report/changes';
+import type { FileChange } from '../../server/src/core/agentJson/report/changes';
 import { sha, tempWorkspace, type TempWorkspace } from '../fixtures/report/helpers';
 
 const spaces: TempWorkspace[] = [];

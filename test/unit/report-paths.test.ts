@@ -2,10 +2,10 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import fc from 'fast-check';
-import { isInside, unsafePathReason } from '../../server/src/core/report/paths';
-import { planExactEdit } from '../../server/src/core/report/exactEdit';
-import { reportLenses, planApplyAllAuto } from '../../server/src/core/report/lenses';
-import { reportRules } from '../../server/src/core/rules/report';
+import { isInside, unsafePathReason } from '../../server/src/core/agentJson/report/paths';
+import { planExactEdit } from '../../server/src/core/agentJson/report/exactEdit';
+import { reportLenses, planApplyAllAuto } from '../../server/src/core/agentJson/report/lenses';
+import { reportRules } from '../../server/src/core/agentJson/rules/report';
 import { applyChangesNode } from '../../server/src/node/workspace';
 import { deterministicEntry, makeReport, recordingReader, sha, tempWorkspace, type TempWorkspace } from '../fixtures/report/helpers';
 

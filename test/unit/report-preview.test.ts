@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { PREVIEW_MAX_LINES, displayPath, previewChanges } from '../../server/src/core/report/preview';
+import { PREVIEW_MAX_LINES, displayPath, previewChanges } from '../../server/src/core/agentJson/report/preview';
 
 const root = join('/', 'ws');
 const file = join(root, 'docs', 'a.md');

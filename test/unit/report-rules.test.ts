@@ -2,10 +2,10 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { reportRules, isIsoUtcTimestamp } from '../../server/src/core/rules/report';
+import { reportRules, isIsoUtcTimestamp } from '../../server/src/core/agentJson/rules/report';
 import type { Finding, RuleContext } from '../../server/src/core/types';
 import { deterministicEntry, generativeEntry, makeReport, ONE_DEFECT_FILES, oneDefectBase, oneDefectReports, sha, tempWorkspace, type TempWorkspace } from '../fixtures/report/helpers';
-import { checkDocument } from '../../server/src/core/check';
+import { checkDocument } from '../../server/src/core/agentJson/check';
 import { applyTextEditsTo, fixToTextEdits } from '../../server/src/core/json/edits';
 
 const run = (report: unknown, ctx: Partial<RuleContext> = {}): Finding[] => reportRules(report, { text: JSON.stringify(report), ...ctx });
@@ -303,8 +303,8 @@ describe('live report rules (real temp workspace)', () => {
 describe('robustness (property)', () => {
   test('rules, planning and lenses never throw on arbitrary JSON or on a report with random field types', async () => {
     const fc = (await import('fast-check')).default;
-    const { planExactEdit } = await import('../../server/src/core/report/exactEdit');
-    const { reportLenses } = await import('../../server/src/core/report/lenses');
+    const { planExactEdit } = await import('../../server/src/core/agentJson/report/exactEdit');
+    const { reportLenses } = await import('../../server/src/core/agentJson/report/lenses');
     const ws = tempWorkspace({ 'docs/plan.md': PLAN });
     try {
       const reader = ws.reader();
@@ -380,7 +380,7 @@ describe('golden examples through the check facade', () => {
   test('examples/golden/valid-report.json has no report/* diagnostic, live checks included', async () => {
     const { readFileSync, existsSync } = await import('node:fs');
     const { resolve } = await import('node:path');
-    const { checkDocument } = await import('../../server/src/core/check');
+    const { checkDocument } = await import('../../server/src/core/agentJson/check');
     const { createNodeWorkspace } = await import('../../server/src/node/workspace');
     const repoRoot = resolve(import.meta.dirname, '../..');
     const fsPath = resolve(repoRoot, 'examples/golden/valid-report.json');

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { deriveSafetyTier, isScannerProven } from '../../server/src/core/report/safetyTier';
+import { deriveSafetyTier, isScannerProven } from '../../server/src/core/agentJson/report/safetyTier';
 
 describe('deriveSafetyTier — non-lifecycle ops', () => {
   test('deterministic, non-destructive, reversible derives to auto', () => {

@@ -2,7 +2,7 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import fc from 'fast-check';
-import { planExactEdit } from '../../server/src/core/report/exactEdit';
+import { planExactEdit } from '../../server/src/core/agentJson/report/exactEdit';
 import { applyChangesNode } from '../../server/src/node/workspace';
 import { deterministicEntry, makeReport, sha, tempWorkspace } from '../fixtures/report/helpers';
 

@@ -11,7 +11,7 @@ import { CLI, gitDirSnapshot, hostileRepo, leftoverTemps, mkfifo, moveReport, ru
 import { REPO_ROOT } from '../paths';
 import { WriteRefused, replaceFile, writeHooks } from '../../server/src/node/safeWrite';
 import { applyChangesNode } from '../../server/src/node/workspace';
-import { planExactEdit } from '../../server/src/core/report/exactEdit';
+import { planExactEdit } from '../../server/src/core/agentJson/report/exactEdit';
 
 const cleanups: (() => void)[] = [];
 after(() => cleanups.forEach((c) => c()));
@@ -367,7 +367,7 @@ function spawnSyncShell(script: string, cwd: string): { code: number | null; out
 
 describe('the WorkspaceEdit re-check, on edits the planner would never make (#14.2)', () => {
   test('TextDocumentEdit on .git/config, CreateFile in .git/hooks, RenameFile into .git/info, through a symlinked folder, outside, onto a dangling symlink: refused', async () => {
-    const { verifyWorkspaceEditTargets } = await import('../../server/src/features/reportEdits');
+    const { verifyWorkspaceEditTargets } = await import('../../server/src/features/json/reportEdits');
     const { ws, outside } = repo();
     const ctx = { workspaceRootOf: (uri: string) => (decodeURIComponent(new URL(uri).pathname).startsWith(ws.root) ? ws.root : undefined) } as never;
     const sha0 = sha(ws.read('.git/config'));

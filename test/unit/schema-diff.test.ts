@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { diffSchemas, schemaDriftFindings, schemaRoleFromFileName, type SchemaChange, type SchemaRole } from '../../server/src/core/schemaDiff';
+import { diffSchemas, schemaDriftFindings, schemaRoleFromFileName, type SchemaChange, type SchemaRole } from '../../server/src/core/agentJson/schemaDiff';
 import { main } from '../../server/src/cli/main';
 import type { CliIO } from '../../server/src/cli/io';
 import { SPECS } from '../paths';

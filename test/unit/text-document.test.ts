@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { TextDocument, type TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
-import { ServerTextDocument, serverTextDocuments } from '../../server/src/features/textDocument';
+import { ServerTextDocument, serverTextDocuments } from '../../server/src/lsp/textDocument';
 
 const piece = fc.constantFrom('a', 'bc', ' ', '#', 'é', '—', '😀', '\n', '\r', '\r\n', '\n\n');
 const text = fc.array(piece, { maxLength: 30 }).map((a) => a.join(''));

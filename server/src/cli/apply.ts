@@ -18,12 +18,12 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { parseJson } from '../core/json/parse';
-import { planExactEdit, type TierAllowed } from '../core/report/exactEdit';
-import { planBatch } from '../core/report/lenses';
-import { entriesOf, get, str } from '../core/report/shape';
+import { planExactEdit, type TierAllowed } from '../core/agentJson/report/exactEdit';
+import { planBatch } from '../core/agentJson/report/lenses';
+import { entriesOf, get, str } from '../core/agentJson/report/shape';
 import { applyChangesNode, createNodeWorkspace, findGitToplevel } from '../node/workspace';
 import { readInputText } from './input';
-import { kindFromContent, kindFromSchemaUrl } from '../core/kinds';
+import { kindFromContent, kindFromSchemaUrl } from '../core/agentJson/kinds';
 
 /** Why a parsed value is not a docs-hygiene report, or undefined when it is one (by `$schema` or its distinctive keys). */
 function notAReport(value: unknown): string | undefined {

@@ -15,7 +15,7 @@ import { readInputText } from './input';
 import { WriteRefused, writeOutputFile } from '../node/safeWrite';
 import { displayWidth, truncateToWidth } from './textWidth';
 import { convertDocument, planOnce, profileDocument, type EngineOptions, type EngineMode, type PlanResult, type VerdictV1 } from '../core/markdown/engine';
-import { VERDICTS } from '../core/policy';
+import { VERDICTS } from '../core/markdown/policy';
 import { TOKENIZERS, type TokenizerName } from '../core/tokens';
 import { maxOf } from '../core/arrays';
 import { printJson } from './jsonOut';

@@ -11,7 +11,7 @@
 import { resolve } from 'node:path';
 import { defineCommand, stringValue, usageError } from './args';
 import { readInputText } from './input';
-import { diffSchemas, formatChangeLine, hasBreaking, schemaRoleFromFileName, type SchemaRole } from '../core/schemaDiff';
+import { diffSchemas, formatChangeLine, hasBreaking, schemaRoleFromFileName, type SchemaRole } from '../core/agentJson/schemaDiff';
 import { printJson } from './jsonOut';
 
 export const SCHEMA_DIFF_HELP = `Usage: toonlens schema-diff <old.json> <new.json> [--role input|output] [--format text|json]

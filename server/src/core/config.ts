@@ -14,7 +14,7 @@ import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type Severity }
 import { isObject } from './json/value';
 import { fromPointer } from './json/pointer';
 
-export const CONFIG_FILE_NAME = '.toonlens.json';
+export { CONFIG_FILE_NAME } from './files';
 /**
  * The config schema as the editor uses it: the file's schema with one `rules` property per code of the catalogue
  * (description and default severity), so completion offers every code and hovers explain it.

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { EntryType } from '../core/types';
-import { describeEntryType, type FsView } from '../core/report/paths';
+import { describeEntryType, type FsView } from '../core/agentJson/report/paths';
 
 /** Default limit for inputs (the server's and `check`'s 50 MB document limit, with room for a BOM or a few edits). */
 export const MAX_INPUT_BYTES = 64 * 1024 * 1024;

@@ -13,7 +13,7 @@
  * that), or when a closed document's analyses became garbage ({@link releasedHeap}).
  */
 import v8 from 'node:v8';
-import type { WorkTracker } from '../features/idle';
+import type { WorkTracker } from '../lsp/idle';
 import { v8Gc } from './fullGc';
 
 /**
@@ -61,7 +61,7 @@ type Tracker = Pick<WorkTracker, 'begin' | 'pending' | 'onIdle'>;
 
 /**
  * Work that pays only while the server is idle and that leaves garbage behind (a large markdown document's text
- * held compactly: features/markdownPlans.ts). It runs at the idle collector's quiet moment, just before the
+ * held compactly: features/markdown/plans.ts). It runs at the idle collector's quiet moment, just before the
  * collector decides whether a collection pays, so the collection that follows gives its garbage back.
  */
 export interface IdleTask {

@@ -5,8 +5,8 @@
  * rebuilt from the job (the real file system, the server's open buffers as of the job).
  */
 import { parentPort } from 'node:worker_threads';
-import { checkDocument } from '../core/check';
-import { locatedReportLenses } from '../core/report/lenses';
+import { checkDocument } from '../core/agentJson/check';
+import { locatedReportLenses } from '../core/agentJson/report/lenses';
 import { toonFileDiagnostics } from '../core/toon/fences';
 import type { WorkspaceReader } from '../core/types';
 import { createNodeWorkspace } from './workspace';

@@ -1,7 +1,7 @@
 /** Messages between the language server and its JSON worker thread (plain, structured-clonable data). */
-import type { CheckSettings } from '../core/check';
+import type { CheckSettings } from '../core/agentJson/check';
 import type { CoreDiagnostic, DocumentKind } from '../core/types';
-import type { LocatedReportLens } from '../core/report/lenses';
+import type { LocatedReportLens } from '../core/agentJson/report/lenses';
 import type { LineHints } from '../core/lineIndex';
 
 /** What the worker needs to rebuild the document's workspace view. */

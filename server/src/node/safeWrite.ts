@@ -4,7 +4,7 @@
  *
  * - Containment: the folder an operation touches is resolved (every component) and must be inside the
  *   workspace root, outside every git directory (`.git` in any spelling, or a folder holding HEAD,
- *   objects/ and refs/), and not behind a dangling symlink (core/report/paths.ts `realLocation`).
+ *   objects/ and refs/), and not behind a dangling symlink (core/agentJson/report/paths.ts `realLocation`).
  * - Operate on what was verified: on Linux the folder is then opened component by component from the
  *   root with O_NOFOLLOW|O_DIRECTORY (a folder swapped for a symlink in between makes the open fail),
  *   its descriptor's real path is compared with the verified one, and every operation goes through that
@@ -24,7 +24,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { randomBytes, createHash } from 'node:crypto';
-import { describeEntryType, isGitSegment, realLocation } from '../core/report/paths';
+import { describeEntryType, isGitSegment, realLocation } from '../core/agentJson/report/paths';
 import { entryTypeOfStats, liveFsView, realpathOrUndefined } from './files';
 
 /** A refusal or failure of a verified write; its message is one line for the user. */

@@ -27,7 +27,7 @@ import { formatWithOptions } from 'node:util';
 import { MessageChannel } from 'node:worker_threads';
 import { AbstractMessageReader, type DataCallback, type Disposable, type Message, StreamMessageWriter } from 'vscode-languageserver/node';
 import { collectGarbage, fullGcStats } from './fullGc';
-import { memoryMark } from './memoryTrace';
+import { memoryMark } from '../testing/memoryTrace';
 
 const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
 const MAX_HEADER_BYTES = 64 * 1024;

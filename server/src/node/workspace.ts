@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { WorkspaceReader } from '../core/types';
-import type { FileChange, WorkspaceWriter } from '../core/report/changes';
-import { applyTextEdits } from '../core/report/changes';
-import { isInside, realLocation } from '../core/report/paths';
-import { decodeUtf8, sha256Hex } from '../core/report/text';
+import type { FileChange, WorkspaceWriter } from '../core/agentJson/report/changes';
+import { applyTextEdits } from '../core/agentJson/report/changes';
+import { isInside, realLocation } from '../core/agentJson/report/paths';
+import { decodeUtf8, sha256Hex } from '../core/agentJson/report/text';
 import { MAX_INPUT_BYTES, entryTypeOf, liveFsView, looksLikeGitDir, readRegularFile, realpathOrUndefined } from './files';
 import { WriteRefused, createFile, deleteFile, moveFile, realRoot, removeMadeDir, replaceFile } from './safeWrite';
 

@@ -17,15 +17,6 @@ import { convertedFenceOf, fenceAtOffset, toonFencesOfPlan, toonFencesOfPlanStep
 
 export { toonFileDiagnostics };
 
-/** Whether a path names a markdown file (what the editor treats as markdown by extension). */
-export function isMarkdownPath(path: string): boolean {
-  return /\.(md|markdown|mdown|mkd)$/i.test(path);
-}
-
-/** Whether a path names a `.toon` file. */
-export function isToonPath(path: string): boolean {
-  return /\.toon$/i.test(path);
-}
 
 /** Engine warning codes shown as diagnostics, and their diagnostic codes. */
 export const WARNING_DIAGNOSTIC_CODES: Readonly<Record<string, DiagnosticCode>> = {

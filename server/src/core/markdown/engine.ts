@@ -8,7 +8,7 @@
  * so `EngineCache` re-measures only the slices an edit touched.
  */
 import { decode, encode } from '@toon-format/toon';
-import { DEFAULT_MIN_TOKEN_SAVINGS, planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction, type Verdict } from '../policy';
+import { DEFAULT_MIN_TOKEN_SAVINGS, planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction, type Verdict } from './policy';
 import { clearTokenMergeCaches, tokenizer, type Tokenizer, type TokenizerName } from '../tokens';
 import { analyzeSliceAt, bodyCandidatesOf, holdsDetail, NO_WARNINGS, relocateAnalysis, releaseDetail, sliceToonFenceDiagnostics, countTokens, derivedModel, sliceSourceTokens, textHash, type SliceAnalysis } from './analysis';
 import { decodesTo, delimitersFor, type CandidateSet, type DelimiterChar } from './candidate';

@@ -15,7 +15,7 @@
 import type { CoreDiagnostic } from '../types';
 import { LineIndex } from '../lineIndex';
 import { blockParser } from './parser';
-import { KEEP_MARKER_CODE } from '../policy';
+import { KEEP_MARKER_CODE } from './policy';
 import type { VerdictWarning } from './warnings';
 
 export type DirectiveKind = 'disable' | 'enable' | 'disable-line' | 'disable-next-line' | 'keep';

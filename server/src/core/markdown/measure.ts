@@ -2,7 +2,7 @@
  * Measurement (docs/engine.md#4-candidate-and-measurement): exact character counts decide; token counts (real BPE counts unless
  * the tokenizer is `estimate`) add the token gate (see engine.ts) and are reported in token_estimates.
  */
-import { rawSavingsPct, roundPct } from '../policy';
+import { rawSavingsPct, roundPct } from './policy';
 import { TOKENX_VERSION, estimateTokens } from '../tokens';
 
 export { TOKENX_VERSION, estimateTokens };

@@ -3,7 +3,7 @@
  * revert edit that gives those bytes back. Pure logic; the store itself is an interface (the server
  * keeps originals in memory and under the directory its client hands it, see node/originals.ts).
  */
-import { sha256Hex } from '../report/text';
+import { sha256Hex } from '../agentJson/report/text';
 import type { ToonFence } from '../toon/fences';
 import { renderToonAsMarkdown } from './engine';
 import { trimTrailingLineBreaks } from './text';

@@ -2,7 +2,7 @@
  * verdict.v1 objects (the schema, and docs/engine.md#decision-policy): field order matches the producer's
  * wire output exactly; decisions come from policy.ts.
  */
-import { decide, safeToAutoApply, WARNING_SEVERITY, type Verdict } from '../policy';
+import { decide, safeToAutoApply, WARNING_SEVERITY, type Verdict } from './policy';
 import { measureChars, tokenEstimates, type MeasuredChars, type TokenEstimates } from './measure';
 import type { ProfileName, Stats } from './stats';
 import { sortWarnings, type VerdictWarning, type WarningRange } from './warnings';

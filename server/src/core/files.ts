@@ -1,0 +1,107 @@
+/**
+ * The one answer to "which diagnostics does this path get", for every consumer: the CLI's `check`, Check
+ * Workspace, the language server's providers, the client's document selector and file watcher, and the
+ * pre-commit manifest (a test keeps the manifest and the client equal to what this module says).
+ *
+ * A path is a file-system path or a URI; only its last segments are read (query and fragment ignored,
+ * backslashes read as slashes). No imports: the thin client shares this file through the protocol folder.
+ */
+
+/** What ToonLens does with a file. */
+export type FileRole = 'markdown' | 'toon' | 'json' | 'config';
+
+/** The project configuration's file name. */
+export const CONFIG_FILE_NAME = '.toonlens.json';
+
+/** Extensions served as markdown, whatever an editor's language id says (`.mdc`: Cursor rules). */
+export const MARKDOWN_EXTENSIONS: readonly string[] = ['md', 'markdown', 'mdown', 'mkd', 'mdc'];
+/** Extensions of TOON files. */
+export const TOON_EXTENSIONS: readonly string[] = ['toon'];
+/** Extensions of agent-JSON candidates (a JSON file gets diagnostics only once its kind is recognized). */
+export const JSON_EXTENSIONS: readonly string[] = ['json'];
+
+const ALL_EXTENSIONS = [...JSON_EXTENSIONS, ...MARKDOWN_EXTENSIONS, ...TOON_EXTENSIONS];
+
+/** The glob of every file ToonLens reads (the client's file watcher). */
+export const WATCH_GLOB = `**/*.{${ALL_EXTENSIONS.join(',')}}`;
+
+/** The pre-commit manifest's `files:` pattern (a Python regex on the repository-relative path). */
+export const PRE_COMMIT_FILES_PATTERN = `\\.(${ALL_EXTENSIONS.join('|')})$`;
+
+/** Globs the client serves as markdown whatever their language id (extensions VS Code does not map to markdown). */
+export const MARKDOWN_FILE_PATTERNS: readonly string[] = ['**/*.mdc'];
+
+/** The path with query and fragment dropped and backslashes read as slashes. */
+function normalize(path: string): string {
+  let end = path.length;
+  const q = path.indexOf('?');
+  if (q >= 0 && /^[a-z][a-z0-9+.-]*:/i.test(path)) end = q;
+  const h = path.indexOf('#');
+  if (h >= 0 && h < end && /^[a-z][a-z0-9+.-]*:/i.test(path)) end = h;
+  return path.slice(0, end).replace(/\\/g, '/');
+}
+
+function baseName(path: string): string {
+  const p = normalize(path);
+  return p.slice(p.lastIndexOf('/') + 1);
+}
+
+function extensionOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+}
+
+/** What ToonLens does with the file at `path`, or undefined when it does nothing with it. */
+export function fileRole(path: string): FileRole | undefined {
+  const name = baseName(path);
+  if (name === CONFIG_FILE_NAME) return 'config';
+  const ext = extensionOf(name);
+  if (MARKDOWN_EXTENSIONS.includes(ext)) return 'markdown';
+  if (TOON_EXTENSIONS.includes(ext)) return 'toon';
+  if (JSON_EXTENSIONS.includes(ext)) return 'json';
+  return undefined;
+}
+
+/** Whether `path` names a markdown file by its extension (`.md`, `.markdown`, `.mdown`, `.mkd`, `.mdc`). */
+export function isMarkdownPath(path: string): boolean {
+  return fileRole(path) === 'markdown';
+}
+
+/** Whether `path` names a `.toon` file. */
+export function isToonPath(path: string): boolean {
+  return fileRole(path) === 'toon';
+}
+
+/** File names agents load wherever they stand (compared case-insensitively). */
+const AGENT_FILE_NAMES = new Set([
+  'agents.md',
+  'agents.override.md',
+  'claude.md',
+  'claude.local.md',
+  'gemini.md',
+  'skill.md',
+  'copilot-instructions.md',
+  '.cursorrules',
+  '.windsurfrules',
+  '.clinerules',
+]);
+/** Name endings of VS Code / Copilot agent files. */
+const AGENT_FILE_SUFFIXES = ['.instructions.md', '.prompt.md', '.agent.md', '.chatmode.md'];
+/** Folders whose markdown files agents load (the path holds `/<folder>/` or starts with `<folder>/`). */
+const AGENT_FOLDERS = ['.cursor/rules', '.claude/agents', '.claude/commands', '.claude/rules', '.claude/skills', '.github/agents', '.github/instructions', '.github/prompts', '.windsurf/rules', '.clinerules', '.gemini/commands'];
+
+/**
+ * Whether `path` is a file agents load — instruction, rule, skill, prompt or agent files, by name and location
+ * (docs/agent-context.md lists them per agent) — as opposed to a README or other documentation. Agent-file
+ * advice (vague or duplicate rules, long sections) applies to these files only.
+ */
+export function isAgentFile(path: string): boolean {
+  const p = normalize(path);
+  const name = baseName(p).toLowerCase();
+  if (AGENT_FILE_NAMES.has(name)) return true;
+  if (AGENT_FILE_SUFFIXES.some((s) => name.endsWith(s))) return true;
+  if (name.endsWith('.mdc')) return true;
+  if (!name.endsWith('.md')) return false;
+  const lower = p.toLowerCase();
+  return AGENT_FOLDERS.some((f) => lower.startsWith(`${f}/`) || lower.includes(`/${f}/`));
+}

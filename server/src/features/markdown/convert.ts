@@ -1,0 +1,326 @@
+/**
+ * Convert / Revert on markdown, as commands (lenses, palette) and as `refactor.rewrite` code actions:
+ * - Convert section to TOON: the section becomes exactly its hybrid segment (docs/engine.md#plan-and-hybrid) (heading line, fenced
+ *   candidate), only when the candidate strictly decodes; one versioned edit, so Undo restores the bytes.
+ * - Revert to Markdown: a ```toon fence gives back the exact markdown ToonLens converted (in this session or
+ *   an earlier one: originals are kept by the fence's content hash, in memory and under the client's storage
+ *   directory); a fence ToonLens did not convert (or that was edited since) becomes the canonical markdown
+ *   rendering of its decoded model, and the outcome says so.
+ * - In an untrusted workspace nothing is converted or reverted (the lenses say why).
+ * - Converting a section whose verdict is not convert (from the palette or a code action) asks first,
+ *   with what it would really cost or save.
+ * - Convert all recommended sections: the plan's verified hybrid, as one edit of every converted section.
+ */
+import { CodeActionKind, TextDocumentEdit, type CancellationToken, type CodeAction, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver/node';
+import { KEEP_MARKER_CODE } from '../../core/markdown/policy';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { convertSectionEdit, type PlanResult, type SectionResult } from '../../core/markdown/engine';
+import { originalRecordFor, revertDescription, revertEdit, type OriginalRecord } from '../../core/markdown/revert';
+import type { FeatureContext, FeatureModule } from '../../lsp/feature';
+import { COMMANDS, REMEMBER_ORIGINALS_COMMAND } from '../../protocol/commands';
+import { charsChange, fmtSavingsPct, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset, sectionStartingAt } from './plans';
+import { convertedFenceOf, fenceAtOffset, flushOriginals, originals, toonFencesOf, type FenceAt } from './fences';
+import { contentModified, isCancellation, requestCancelled, runSliced } from '../../lsp/timeSlice';
+
+/** What a convert/revert command answers (also shown by the client when not applied). */
+export interface CommandOutcome {
+  applied: boolean;
+  message: string;
+  /** Revert only: whether the exact original came back (else canonical markdown). */
+  exact?: boolean;
+}
+
+interface SectionArg {
+  uri: string;
+  version?: number;
+  sectionStart?: number;
+  position?: { line: number; character: number };
+}
+
+function asArg(args: unknown[]): SectionArg | undefined {
+  const a = args[0] as SectionArg | undefined;
+  return a && typeof a === 'object' && typeof a.uri === 'string' ? a : undefined;
+}
+
+/** A section may be converted when its candidate exists and strictly decoded (flags.valid), and it does not say `<!-- toonlens: keep -->`. */
+export function convertible(s: SectionResult | undefined): s is SectionResult & { candidate: string } {
+  return !!s && convertibleVerdict(s.verdict) && typeof s.candidate === 'string';
+}
+
+/** The verdict's part of {@link convertible}: it strictly decoded and does not say `<!-- toonlens: keep -->`. */
+function convertibleVerdict(v: SectionResult['verdict']): boolean {
+  return !!v && v.flags.valid && !saysKeep(v);
+}
+
+/** Whether the verdict carries the `<!-- toonlens: keep -->` warning. */
+function saysKeep(v: SectionResult['verdict']): boolean {
+  return !!v?.warnings.some((w) => w.code === KEEP_MARKER_CODE);
+}
+
+/** Whether the section carries `<!-- toonlens: keep -->` (it is never converted, not even on request). */
+export function keptByMarker(s: SectionResult): boolean {
+  return saysKeep(s.verdict);
+}
+
+function lspEdit(doc: TextDocument, start: number, end: number, newText: string): TextEdit {
+  return { range: { start: doc.positionAt(start), end: doc.positionAt(end) }, newText };
+}
+
+function versioned(doc: TextDocument, edits: TextEdit[]): WorkspaceEdit {
+  return { documentChanges: [TextDocumentEdit.create({ uri: doc.uri, version: doc.version }, edits)] };
+}
+
+/** The edit converting one section. */
+export function convertSectionWorkspaceEdit(doc: TextDocument, s: SectionResult & { candidate: string }): WorkspaceEdit {
+  const e = convertSectionEdit(doc.getText(), s.slice, s.candidate);
+  return versioned(doc, [lspEdit(doc, e.start, e.end, e.newText)]);
+}
+
+/** What converting a section needs: where it is and its candidate. */
+export interface Converting {
+  slice: SectionResult['slice'];
+  candidate: string;
+}
+
+/**
+ * The sections of the plan's hybrid (action convert and {@link convertible}), each with its candidate, one step a
+ * section (the command runs the steps time-sliced). A section's verdict and candidate are rebuilt from its slice
+ * text on every read: read once here (Convert all read them three to four times a section, 3.2 s for the 5,347
+ * sections of a 4 MB document).
+ */
+export function* convertingSteps(plan: PlanResult): Generator<undefined, Converting[], void> {
+  const out: Converting[] = [];
+  for (const s of plan.sections) {
+    if (s.action !== 'convert') continue;
+    const candidate = convertibleVerdict(s.verdict) ? s.candidate : null;
+    if (typeof candidate === 'string') out.push({ slice: s.slice, candidate });
+    yield;
+  }
+  return out;
+}
+
+/** The edits turning the document into the plan's hybrid: one per converted section, in one WorkspaceEdit. */
+export function convertAllWorkspaceEdit(doc: TextDocument, sections: readonly Converting[]): WorkspaceEdit | undefined {
+  const text = doc.getText();
+  const edits = sections.map((s) => {
+    const e = convertSectionEdit(text, s.slice, s.candidate);
+    return lspEdit(doc, e.start, e.end, e.newText);
+  });
+  return edits.length ? versioned(doc, edits) : undefined;
+}
+
+/** The fence whose extent contains `offset` (`plan`: the document's plan of this version). */
+export function fenceAt(doc: TextDocument, offset: number, plan: PlanResult): FenceAt | undefined {
+  return fenceAtOffset(toonFencesOf(doc, plan), offset);
+}
+
+/** What Convert remembers for exact Revert: one record per converted section. */
+export interface RememberOriginalsArg {
+  records: { key: string; record: OriginalRecord }[];
+}
+
+function originalsFor(doc: TextDocument, sections: readonly Converting[]): RememberOriginalsArg {
+  const text = doc.getText();
+  return { records: sections.map((s) => originalRecordFor(text.slice(s.slice.charStart, s.slice.charEnd), s.slice.headingEnd - s.slice.charStart, s.candidate)) };
+}
+
+function remember(arg: RememberOriginalsArg): void {
+  for (const { key, record } of arg.records) originals().put(key, record);
+}
+
+/** The confirmation asked before converting a section whose verdict is not convert: its real cost. */
+export function convertAnywayQuestion(s: SectionResult): { message: string; detail: string } {
+  const v = s.verdict!;
+  return {
+    message: `Convert “${headingText(s)}” to TOON? Its verdict is ${v.verdict.replace(/_/g, ' ')}.`,
+    detail: `TOON ${savesOrCosts(v.token_estimates.savings, 'token')} (${v.token_estimates.estimator}) · ${charsChange(v.measured_chars)}.${v.warnings.length ? ` Warnings: ${v.warnings.map((w) => w.code.replace(/_/g, ' ')).join(', ')}.` : ''}`,
+  };
+}
+
+const RESTRICTED = 'restricted mode: ToonLens does not edit files in an untrusted workspace (trust the workspace to convert or revert)';
+
+/** The fence a converted section consists of, when `offset` is in that section (on its heading, say). */
+function convertedFenceAtHeading(doc: TextDocument, offset: number, plan: PlanResult): FenceAt | undefined {
+  const fences = toonFencesOf(doc, plan);
+  if (!fences.length) return undefined;
+  const s = sectionAtOffset(plan, offset);
+  return s ? convertedFenceOf(doc.getText(), s, fences) : undefined;
+}
+
+function sectionFromArg(doc: TextDocument, plan: PlanResult, a: SectionArg): SectionResult | undefined {
+  if (typeof a.sectionStart === 'number') return sectionStartingAt(plan, a.sectionStart);
+  if (a.position) return sectionAtOffset(plan, doc.offsetAt(a.position));
+  return undefined;
+}
+
+export function markdownConvertCommands(ctx: FeatureContext) {
+  const plans = markdownPlans(ctx);
+
+  async function apply(edit: WorkspaceEdit, label: string): Promise<CommandOutcome> {
+    const r = await ctx.applyEdit(label, edit);
+    return r.applied ? { applied: true, message: label } : { applied: false, message: `${label}: not applied${r.failureReason ? ` (${r.failureReason})` : ''}` };
+  }
+
+  function docFor(a: SectionArg | undefined): TextDocument | string {
+    if (!a) return 'no document given';
+    if (!ctx.isTrusted()) return RESTRICTED;
+    const doc = ctx.documents.get(a.uri);
+    if (!doc || !isMarkdownDocument(doc)) return 'the markdown document is not open';
+    if (typeof a.version === 'number' && a.version !== doc.version) return 'the document changed since the lens was computed; try again';
+    return doc;
+  }
+
+  /** The document a command names with its plan measured (time-sliced), or why there is none. */
+  async function measured(a: SectionArg | undefined, token: CancellationToken | undefined): Promise<{ doc: TextDocument; plan: PlanResult } | string> {
+    // Settings first: the version check in docFor and the edit then see the same document.
+    const settings = a ? await ctx.settings.forDocument(a.uri) : undefined;
+    const doc = docFor(a);
+    if (typeof doc === 'string') return doc;
+    await plans.ready(doc, token, settings);
+    return { doc, plan: plans.planFor(doc, settings) };
+  }
+
+  return {
+    async [COMMANDS.convertSection](args: unknown[], token?: CancellationToken): Promise<CommandOutcome> {
+      const a = asArg(args);
+      const m = await measured(a, token);
+      if (typeof m === 'string') return { applied: false, message: m };
+      const { doc } = m;
+      const s = sectionFromArg(doc, m.plan, a!);
+      if (!s) return { applied: false, message: 'no measured section here' };
+      if (convertedFenceOf(doc.getText(), s, toonFencesOf(doc, m.plan))) return { applied: false, message: `“${headingText(s)}” is TOON already (a \`\`\`toon fence): Revert to Markdown goes back` };
+      if (keptByMarker(s)) return { applied: false, message: `“${headingText(s)}” says <!-- toonlens: keep -->: it stays markdown` };
+      if (!convertible(s)) return { applied: false, message: `“${headingText(s)}” has no TOON candidate that decodes` };
+      if (s.action !== 'convert') {
+        const ok = await ctx.confirm({ ...convertAnywayQuestion(s), confirmLabel: 'Convert anyway' });
+        if (!ok) return { applied: false, message: 'cancelled' };
+      }
+      const memo = originalsFor(doc, [s]);
+      const outcome = await apply(convertSectionWorkspaceEdit(doc, s), `Convert “${headingText(s)}” to TOON`);
+      if (outcome.applied) remember(memo);
+      return outcome;
+    },
+    async [COMMANDS.revertSection](args: unknown[]): Promise<CommandOutcome> {
+      const a = asArg(args);
+      const doc = docFor(a);
+      if (typeof doc === 'string') return { applied: false, message: doc };
+      const text = doc.getText();
+      const offset = typeof a!.sectionStart === 'number' ? a!.sectionStart : a!.position ? doc.offsetAt(a!.position) : -1;
+      const plan = plans.planFor(doc);
+      const at = fenceAt(doc, offset, plan) ?? convertedFenceAtHeading(doc, offset, plan);
+      if (!at) return { applied: false, message: 'the cursor is not in a ```toon fence' };
+      let e;
+      try {
+        e = revertEdit(text, at, originals());
+      } catch (err) {
+        return { applied: false, message: err instanceof Error ? err.message : String(err) };
+      }
+      const outcome = await apply(versioned(doc, [lspEdit(doc, e.start, e.end, e.newText)]), 'Revert TOON to Markdown');
+      return outcome.applied ? { applied: true, message: `Reverted to Markdown: ${revertDescription(e.kind)}`, exact: e.kind !== 'canonical' } : outcome;
+    },
+    async [COMMANDS.convertAll](args: unknown[], token?: CancellationToken): Promise<CommandOutcome> {
+      const m = await measured(asArg(args), token);
+      if (typeof m === 'string') return { applied: false, message: m };
+      const { doc, plan } = m;
+      const cp = plan.contextPlan;
+      if (!cp.reassembly_verified) return { applied: false, message: 'the hybrid did not verify; nothing converted' };
+      if (!cp.recommend_hybrid) return { applied: false, message: `the plan does not recommend converting (net ${fmtSavingsPct(cp.net.savings_pct)} chars)` };
+      if (!cp.safe_to_auto_apply) {
+        const ok = await ctx.confirm({ message: 'Convert every recommended section to TOON?', detail: 'The plan is not safe to auto-apply: some converted sections carry warnings.', confirmLabel: 'Convert' });
+        if (!ok) return { applied: false, message: 'cancelled' };
+      }
+      // Time-sliced (a 4 MB document's 5,000 sections take most of a second): other requests are answered
+      // meanwhile, a cancel stops it, and an edit meanwhile converts nothing.
+      // (The TextDocument object is updated in place by an edit: its version is read now.)
+      const version = doc.version;
+      let converting: Converting[];
+      try {
+        converting = await runSliced(convertingSteps(plan), () =>
+          token?.isCancellationRequested ? requestCancelled() : ctx.documents.get(doc.uri)?.version !== version ? contentModified() : undefined,
+        );
+      } catch (err) {
+        if (!isCancellation(err)) throw err;
+        return { applied: false, message: token?.isCancellationRequested ? 'cancelled' : 'the document changed while it was being converted; nothing converted' };
+      }
+      const edit = convertAllWorkspaceEdit(doc, converting);
+      if (!edit) return { applied: false, message: 'no section converts' };
+      const memo = originalsFor(doc, converting);
+      const outcome = await apply(edit, `Convert ${plan.sections.filter((s) => s.action === 'convert').length} sections to TOON`);
+      if (outcome.applied) remember(memo);
+      return outcome;
+    },
+    [REMEMBER_ORIGINALS_COMMAND](args: unknown[]): { remembered: number } {
+      const a = args[0] as RememberOriginalsArg | undefined;
+      const records = Array.isArray(a?.records) ? a.records.filter((r) => r && typeof r.key === 'string' && r.record && typeof r.record.heading === 'string' && typeof r.record.original === 'string') : [];
+      remember({ records });
+      return { remembered: records.length };
+    },
+  };
+}
+
+export const markdownConvertFeature: FeatureModule = {
+  name: 'markdown-convert',
+  // Declared, or clients that filter providers by kind (VS Code does) never ask for these actions.
+  capabilities: () => ({ codeActionProvider: { codeActionKinds: [CodeActionKind.RefactorRewrite] } }),
+  create(ctx) {
+    const plans = markdownPlans(ctx);
+    return {
+      commands: markdownConvertCommands(ctx),
+      // Shutting down: the originals Convert put are on disk before the process exits.
+      dispose: flushOriginals,
+      async codeActions(doc, params, token) {
+        if (!isMarkdownDocument(doc)) return undefined;
+        const only = params.context.only;
+        if (only && !only.some((k) => CodeActionKind.RefactorRewrite.startsWith(k) || k.startsWith(CodeActionKind.Refactor))) return undefined;
+        const settings = await ctx.settings.forDocument(doc.uri);
+        const current = ctx.documents.get(doc.uri) ?? doc;
+        if (overSizeLimit(current, settings)) return undefined;
+        await plans.ready(current, token, settings); // time-sliced; then planFor answers at once
+        return ctx.guard('markdown convert actions', doc.uri, () => {
+          const actions: CodeAction[] = [];
+          const offset = current.offsetAt(params.range.start);
+          const text = current.getText();
+          const trusted = ctx.isTrusted();
+          const disabled = (title: string): CodeAction[] =>
+            ctx.clientCapabilities.textDocument?.codeAction?.disabledSupport ? [{ title, kind: CodeActionKind.RefactorRewrite, disabled: { reason: RESTRICTED } }] : [];
+          const plan = plans.planFor(current, settings);
+          const at = fenceAt(current, offset, plan) ?? convertedFenceAtHeading(current, offset, plan);
+          if (at) {
+            if (!trusted) return disabled('Revert to Markdown');
+            try {
+              const e = revertEdit(text, at, originals());
+              actions.push({
+                title: e.kind === 'canonical' ? 'Revert to Markdown (canonical rendering: original not known)' : 'Revert to Markdown',
+                kind: CodeActionKind.RefactorRewrite,
+                edit: versioned(current, [lspEdit(current, e.start, e.end, e.newText)]),
+              });
+            } catch {
+              // A fence that does not decode has a toon/fence-decode diagnostic instead.
+            }
+            return actions;
+          }
+          const s = sectionAtOffset(plan, offset);
+          if (convertible(s)) {
+            const v = s.verdict!;
+            const title = `Convert section to TOON (${savesOrCosts(v.token_estimates.savings, 'token')}, verdict ${v.verdict.replace(/_/g, ' ')})`;
+            if (!trusted) return disabled(title);
+            const arg = { uri: current.uri, version: current.version, sectionStart: s.slice.charStart };
+            actions.push(
+              s.action === 'convert'
+                ? {
+                    title,
+                    kind: CodeActionKind.RefactorRewrite,
+                    isPreferred: true,
+                    edit: convertSectionWorkspaceEdit(current, s),
+                    command: { title: 'Remember the original for Revert', command: REMEMBER_ORIGINALS_COMMAND, arguments: [originalsFor(current, [s])] },
+                  }
+                : // Not recommended: the command asks first, with the real cost.
+                  { title, kind: CodeActionKind.RefactorRewrite, command: { title, command: COMMANDS.convertSection, arguments: [arg] } },
+            );
+          }
+          return actions;
+        }, []);
+      },
+    };
+  },
+};

@@ -1,0 +1,316 @@
+/**
+ * Code lenses on markdown, each a verdict or an action, never both, each with a tooltip:
+ * - above every measured section (heading or preamble) the verdict: `TOON saves 30 tokens · 465 → 406 chars
+ *   (12.7% fewer) · convert`, and next to it the action **Convert to TOON** when the verdict converts;
+ * - on the first line the plan (net savings of the hybrid, how many sections convert) and **Convert all
+ *   recommended sections** when the plan is safe to auto-apply;
+ * - on a ```toon fence what it saves against its markdown and **Revert to Markdown** (a converted section
+ *   gets these instead of a verdict: it is TOON already).
+ * No lens for a section whose body has fewer than {@link MIN_LENS_BODY_CHARS} non-blank characters (an empty
+ * heading, a blank preamble: nothing to convert). `toonlens.codeLens.minSavingsPct` hides verdict lenses
+ * below a threshold (0, the default, shows all): display only, verdicts never change. In an untrusted
+ * workspace the action lenses say that Convert/Revert need trust, and open the trust editor.
+ * A document with more than RESOLVE_LENSES_ABOVE lenses is answered unresolved (ranges and `data`) to a
+ * client that declares `textDocument.codeLens.resolveSupport` for `command`; `codeLens/resolve` then makes
+ * each shown lens's command exactly as the complete answer would (docs/markdown-editor.md).
+ */
+import type { ClientCapabilities, CodeLens, Command, Range } from 'vscode-languageserver/node';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { sectionMeasurement, type PlanResult, type SectionResult } from '../../core/markdown/engine';
+import type { SliceAnalysis } from '../../core/markdown/analysis';
+import { revertDescription } from '../../core/markdown/revert';
+import type { FeatureModule } from '../../lsp/feature';
+import type { TokenizerName } from '../../core/tokens';
+import { COMMANDS } from '../../protocol/commands';
+import { charsChange, fmtInt, fmtTokenSavings, headingText, humanCode, isMarkdownDocument, isMeasured, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './plans';
+import { convertedFenceOf, fenceFigures, fenceFigureSteps, fencesWithOwners, toonFencesOf, type FenceAt } from './fences';
+import { RESOLVE_LENSES_ABOVE, UnresolvedLensSets } from '../../lsp/lensResolve';
+import { contentModified, requestCancelled, runSliced } from '../../lsp/timeSlice';
+
+/** Sections whose body (after the heading line) has fewer non-blank characters than this get no lens. */
+export const MIN_LENS_BODY_CHARS = 20;
+
+/** The VS Code command that opens the workspace trust editor (what an action lens runs in restricted mode). */
+export const MANAGE_TRUST_COMMAND = 'workbench.trust.manage';
+const RESTRICTED_TOOLTIP = 'Restricted mode: ToonLens never edits files in an untrusted workspace. Click to manage workspace trust.';
+
+/** Whether a section has enough body to be worth a lens. */
+export function lensWorthy(text: string, s: SectionResult): boolean {
+  let n = 0;
+  for (let i = s.slice.headingEnd; i < s.slice.charEnd; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && ++n >= MIN_LENS_BODY_CHARS) return true;
+  }
+  return false;
+}
+
+const VERDICT_WORDS: Record<string, string> = { convert: 'convert', keep_markdown: 'keep markdown', review: 'review first', split_first: 'split first', refused: 'refused' };
+
+/** The verdict lens title of one section, e.g. `TOON saves 30 tokens · 465 → 406 chars (12.7% fewer) · convert`. */
+export function sectionLensTitle(s: SectionResult): string {
+  const v = s.verdict!;
+  const figures = `TOON ${s.tokens ? fmtTokenSavings(s.tokens) : savesOrCosts(v.token_estimates.savings, 'token')} · ${charsChange(v.measured_chars)}`;
+  switch (v.verdict) {
+    case 'review': {
+      const w = v.warnings[0];
+      return `${figures} · review first: ${w ? humanCode(w.code) : 'warnings'}`;
+    }
+    case 'split_first': {
+      const w = v.warnings.find((x) => x.code === 'long_section' || x.code === 'split_candidate') ?? v.warnings[0];
+      return `${figures} · split first: ${w ? humanCode(w.code) : 'mixed concerns'}`;
+    }
+    case 'refused':
+      return `${figures} · refused: budget not reachable losslessly`;
+    default:
+      return `${figures} · ${VERDICT_WORDS[v.verdict] ?? v.verdict}`;
+  }
+}
+
+/** The verdict lens tooltip: what the verdict means and where the figures come from. */
+export function sectionLensTooltip(s: SectionResult): string {
+  const v = s.verdict!;
+  const te = v.token_estimates;
+  const why: Record<string, string> = {
+    convert: 'Converting this section to a ```toon fence is recommended: it is shorter and decodes back to the same content.',
+    keep_markdown: 'Keep this section as markdown: TOON would not save enough to be worth it.',
+    review: 'Review first: the section carries warnings a conversion would hide.',
+    split_first: 'Split first: the section is long or mixes concerns; split it before converting.',
+    refused: 'Refused: the requested budget cannot be reached losslessly.',
+  };
+  return `${why[v.verdict] ?? v.verdict} Tokens: ${fmtInt(te.source)} → ${fmtInt(te.toon)} (${te.estimator}). Click for the whole verdict.`;
+}
+
+/** The plan lens title, e.g. `TOON plan: saves 53 tokens · 898 → 813 chars (9.5% fewer) · 2 of 4 sections convert · safe to auto-apply`. */
+export function planLensTitle(plan: PlanResult): string {
+  const cp = plan.contextPlan;
+  const measured = plan.sections.filter(isMeasured).length;
+  const converted = plan.sections.filter((s) => s.action === 'convert').length;
+  const verdict = cp.recommend_hybrid ? (cp.safe_to_auto_apply ? 'safe to auto-apply' : 'review before converting') : 'keep markdown';
+  const net = { source: cp.net.source, toon: cp.net.hybrid, savings_pct: cp.net.savings_pct };
+  return `TOON plan: ${savesOrCosts(planTokenSavings(plan), 'token')} · ${charsChange(net)} · ${converted} of ${measured} sections convert · ${verdict}`;
+}
+
+function action(trusted: boolean, title: string, tooltip: string, command: string, args: unknown[]): Command {
+  // The argument is ignored by the trust editor; VS Code keeps a lens command's tooltip only when it has arguments.
+  if (!trusted) return { title: `${title} — needs a trusted workspace`, tooltip: RESTRICTED_TOOLTIP, command: MANAGE_TRUST_COMMAND, arguments: [{ restricted: true }] };
+  return { title, tooltip, command, arguments: args };
+}
+
+function fenceLenses(doc: TextDocument, at: FenceAt, trusted: boolean, tok: TokenizerName, owner: SectionResult | undefined): CodeLens[] {
+  const text = doc.getText();
+  const pos = doc.positionAt(at.start);
+  const range = { start: pos, end: pos };
+  const measured = fenceFigures(text, at, owner, tok);
+  if (!measured) return []; // does not decode: toon/fence-decode says why
+  const against = measured.exactOriginal ? 'its original markdown' : 'its markdown rendering';
+  const info: CodeLens = {
+    range,
+    command: {
+      title: `TOON fence ${savesOrCosts(measured.tokens.savings, 'token')} · ${charsChange(measured.chars)} vs ${against}`,
+      tooltip: `This section is TOON already (measured against ${against}: ${fmtInt(measured.tokens.source)} → ${fmtInt(measured.tokens.toon)} tokens).`,
+      command: COMMANDS.showVerdict,
+      arguments: [{ uri: doc.uri, position: pos }],
+    },
+  };
+  const revert: CodeLens = {
+    range,
+    command: action(trusted, 'Revert to Markdown', `Revert ${revertDescription(measured.kind)}.`, COMMANDS.revertSection, [{ uri: doc.uri, version: doc.version, sectionStart: at.start }]),
+  };
+  return [info, revert];
+}
+
+/**
+ * A section's verdict lens title and tooltip, remembered with its slice analysis: they depend only on the
+ * section's standalone measurement (the same record while the slice's text and the options are unchanged,
+ * through the position shifts of the plan: `sectionMeasurement`), so after an edit only the edited section's
+ * strings are built again.
+ */
+const verdictLensText = new WeakMap<SliceAnalysis, { measured: object; title: string; tooltip: string }>();
+
+function verdictLens(s: SectionResult): { title: string; tooltip: string } {
+  // (the engine builds a section's verdict on each read: its measurement record is what stays the same)
+  const measured = sectionMeasurement(s) ?? s.verdict!.measured_chars;
+  const hit = verdictLensText.get(s.analysis);
+  if (hit && hit.measured === measured) return hit;
+  const made = { measured, title: sectionLensTitle(s), tooltip: sectionLensTooltip(s) };
+  verdictLensText.set(s.analysis, made);
+  return made;
+}
+
+/**
+ * A plan's lenses in line order, before their commands are made, as compact data: `codes[i]` ≥ 0 is a
+ * section's lens, `(index into plan.sections) << 1`, plus 1 for its Convert action (0: its verdict), made from
+ * the section only when sent complete or when the client resolves that lens; `codes[i]` < 0 is a lens that
+ * carries its command, `commands[-codes[i] - 1]` (the plan lenses, the fence lenses: a handful). What
+ * `codeLens/resolve` needs of a set sent unresolved is this and the plan, which the plan cache holds for the
+ * document's version anyway: about 4 bytes a lens instead of a lens-shaped object with its range.
+ */
+interface PlanLenses {
+  plan: PlanResult;
+  codes: Int32Array;
+  commands: Command[];
+  /** Each lens's range (what a codeLens answer sends; not kept for resolve: a section's is its line). */
+  ranges: Range[];
+}
+
+interface LensTarget {
+  uri: string;
+  version: number;
+  trusted: boolean;
+}
+
+/** The range of a section's lenses: its first line (a slice starts a line, its lineStart counts lines as LSP does). */
+function sectionRange(s: SectionResult): Range {
+  const pos = { line: s.slice.lineStart - 1, character: 0 };
+  return { start: pos, end: pos };
+}
+
+function sectionCommand(s: SectionResult, convert: boolean, doc: LensTarget): Command {
+  if (convert) {
+    return action(doc.trusted, 'Convert to TOON', `Replace “${headingText(s)}” with its \`\`\`toon fence (one undoable edit; Revert to Markdown gives the exact original back).`, COMMANDS.convertSection, [
+      { uri: doc.uri, version: doc.version, sectionStart: s.slice.charStart },
+    ]);
+  }
+  const { title, tooltip } = verdictLens(s);
+  return { title, tooltip, command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: sectionRange(s).start }] };
+}
+
+/** The command of lens `i`, or undefined when there is no such lens. */
+function commandAt(lenses: Omit<PlanLenses, 'ranges'>, i: number, doc: LensTarget): Command | undefined {
+  if (!(i >= 0 && i < lenses.codes.length)) return undefined;
+  const code = lenses.codes[i]!;
+  return code < 0 ? lenses.commands[-code - 1] : sectionCommand(lenses.plan.sections[code >> 1]!, (code & 1) === 1, doc);
+}
+
+/** The plan's lenses in line order, the section lenses without their commands yet. */
+function lensEntries(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted: boolean): PlanLenses {
+  const text = doc.getText();
+  const codes: number[] = [];
+  const ranges: Range[] = [];
+  const commands: Command[] = [];
+  const carried = (range: Range, command: Command) => {
+    commands.push(command);
+    codes.push(-commands.length);
+    ranges.push(range);
+  };
+  const top = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+  carried(top, { title: planLensTitle(plan), tooltip: 'The per-section plan: which sections convert to TOON and what the hybrid document saves. Click for the whole-document verdict.', command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: top.start }] });
+  if (plan.contextPlan.safe_to_auto_apply) {
+    carried(top, action(trusted, 'Convert all recommended sections', 'Convert every section whose verdict is convert, in one undoable edit.', COMMANDS.convertAll, [{ uri: doc.uri, version: doc.version }]));
+  }
+  const fences = toonFencesOf(doc, plan);
+  plan.sections.forEach((s, index) => {
+    if (!isMeasured(s)) return; // frontmatter is never measured
+    const fence = convertedFenceOf(text, s, fences);
+    if (fence) return; // TOON already: the fence's own lenses below
+    if (!lensWorthy(text, s)) return;
+    // 0 (the default) shows every lens; any other value hides sections saving less than it.
+    if (minSavingsPct !== 0 && s.verdict!.measured_chars.savings_pct < minSavingsPct) return;
+    const range = sectionRange(s);
+    codes.push(index << 1);
+    ranges.push(range);
+    if (s.action === 'convert') {
+      codes.push((index << 1) | 1);
+      ranges.push(range);
+    }
+  });
+  if (fences.length > 0) {
+    // The slice holding each fence: its analysis keeps the fence's figures.
+    for (const [f, owner] of fencesWithOwners(plan, fences)) for (const l of fenceLenses(doc, f, trusted, plan.tokenizer, owner)) carried(l.range, l.command!);
+    // In line order (a stable sort: lenses of one line keep theirs).
+    const order = ranges.map((_, i) => i).sort((a, b) => ranges[a]!.start.line - ranges[b]!.start.line);
+    return { plan, codes: Int32Array.from(order, (i) => codes[i]!), commands, ranges: order.map((i) => ranges[i]!) };
+  }
+  return { plan, codes: Int32Array.from(codes), commands, ranges };
+}
+
+/** Every lens of the set with its command. */
+function completeLenses(lenses: PlanLenses, target: LensTarget): CodeLens[] {
+  return lenses.ranges.map((range, i) => ({ range, command: commandAt(lenses, i, target)! }));
+}
+
+export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted = true): CodeLens[] {
+  return completeLenses(lensEntries(doc, plan, minSavingsPct, trusted), { uri: doc.uri, version: doc.version, trusted });
+}
+
+/** A document version's lenses as sent unresolved, kept until the next answer for the document (or its close). */
+interface SentLensSet extends LensTarget, Omit<PlanLenses, 'ranges'> {}
+
+/** The `data` tag of markdown lenses sent unresolved. */
+const MARKDOWN_LENS_TAG = 'md';
+
+/** Whether the client said it resolves a lens's command lazily (LSP 3.18 `textDocument.codeLens.resolveSupport`; vscode-languageclient 10+ does). */
+export function clientResolvesLensCommands(caps: ClientCapabilities): boolean {
+  return caps.textDocument?.codeLens?.resolveSupport?.properties?.includes('command') === true;
+}
+
+/** What the lens feature counts, for the test-only counters command. */
+interface MarkdownLensCounters {
+  /** codeLens answers sent unresolved. */
+  unresolved: number;
+  /** codeLens/resolve answers. */
+  resolves: number;
+}
+
+/**
+ * Test-only command (there only when TOONLENS_TEST_COUNTERS is set): `[uri]` → the document's engine cache as
+ * `{ analysed, held, lookedUp }` (slices analysed so far, analyses held, slices looked up by their text), or
+ * null once the document is closed.
+ */
+export const MARKDOWN_CACHE_COMMAND = 'toonlens.test.markdownCache';
+
+/** Test-only command (under TOONLENS_TEST_COUNTERS): the markdown lens counters `{ unresolved, resolves }`. */
+export const MARKDOWN_LENS_COUNTERS_COMMAND = 'toonlens.test.markdownLensCounters';
+
+export const markdownLensesFeature: FeatureModule = {
+  name: 'markdown-lenses',
+  create(ctx) {
+    const plans = markdownPlans(ctx);
+    const resolves = clientResolvesLensCommands(ctx.clientCapabilities);
+    /** The unresolved lens set last sent per document. */
+    const sent = new UnresolvedLensSets<SentLensSet>(
+      MARKDOWN_LENS_TAG,
+      (set, i) => (i >= 0 && i < set.codes.length ? ctx.guard('markdown code lens resolve', set.uri, () => commandAt(set, i, set)!, { title: 'ToonLens: this lens failed (see the output)', command: '' }) : undefined),
+      'Document changed: updating lenses…',
+    );
+    ctx.documents.onDidClose((e) => sent.forget(e.document.uri));
+    const counters: MarkdownLensCounters = { unresolved: 0, resolves: 0 };
+    const testCommands = {
+      [MARKDOWN_CACHE_COMMAND]: (args: unknown[]) => plans.cacheCounters(String(args[0])),
+      [MARKDOWN_LENS_COUNTERS_COMMAND]: () => ({ ...counters }),
+    };
+    return {
+      ...(process.env.TOONLENS_TEST_COUNTERS ? { commands: testCommands } : {}),
+      resolveCodeLens(lens) {
+        if (!sent.owns(lens)) return undefined;
+        counters.resolves++;
+        return sent.resolve(lens);
+      },
+      async codeLenses(doc, _params, token) {
+        if (!isMarkdownDocument(doc)) return undefined;
+        const settings = await ctx.settings.forDocument(doc.uri);
+        if (!settings.codeLens.enabled || overSizeLimit(doc, settings) || token.isCancellationRequested) return [];
+        const current = ctx.documents.get(doc.uri) ?? doc;
+        // Measured in time-sliced turns; a failed analysis was logged once and shows no lenses.
+        const plan = await plans.planOrNone(current, token, settings);
+        if (!plan) return [];
+        // The fences' figures first, time-sliced (a no-op when they are memoized); the document must not move meanwhile.
+        const version = current.version;
+        await runSliced(fenceFigureSteps(current, plan), () => (token.isCancellationRequested ? requestCancelled() : current.version !== version ? contentModified() : undefined));
+        const trusted = ctx.isTrusted();
+        const entries = ctx.guard('markdown code lenses', doc.uri, () => lensEntries(current, plan, settings.codeLens.minSavingsPct, trusted), undefined);
+        if (!entries) return [];
+        const target = { uri: current.uri, version: current.version, trusted };
+        // Many lenses, and a client that resolves them: ranges now, each command when its lens is shown.
+        if (resolves && entries.codes.length > RESOLVE_LENSES_ABOVE) {
+          const { id, lenses } = UnresolvedLensSets.unresolved(MARKDOWN_LENS_TAG, entries.ranges);
+          sent.remember(current.uri, id, { ...target, plan, codes: entries.codes, commands: entries.commands });
+          counters.unresolved++;
+          return lenses;
+        }
+        sent.forget(current.uri);
+        return ctx.guard('markdown code lenses', doc.uri, () => completeLenses(entries, target), []);
+      },
+    };
+  },
+};

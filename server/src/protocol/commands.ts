@@ -1,0 +1,111 @@
+/**
+ * The ToonLens-specific part of the client/server protocol: method names, command ids and payloads.
+ * Plain constants and types with no imports, so the thin client can share them without pulling in
+ * any server code.
+ */
+
+/** Server → client request: ask the user to confirm an action (modal); the answer is a boolean. */
+export const CONFIRM_REQUEST = 'toonlens/confirm';
+export interface ConfirmParams {
+  /** The question, shown as the modal's message. */
+  message: string;
+  /** Secondary text under the message. */
+  detail?: string;
+  /** Label of the confirming button; defaults to "Continue". */
+  confirmLabel?: string;
+  /** Applying a report edit: the entry (1-based), the file it changes (workspace-relative), its line range and a preview (also in `detail`). */
+  entry?: number;
+  file?: string;
+  lines?: string;
+  preview?: string;
+}
+
+/** Server → client notification: the status-bar text (an empty `text` hides the item). */
+export const STATUS_NOTIFICATION = 'toonlens/status';
+export interface StatusParams {
+  /**
+   * The document this status is about: the client shows it only while that document is the active
+   * editor, and hides the item for every other file. Absent: a window-wide status.
+   */
+  uri?: string;
+  text: string;
+  tooltip?: string;
+  /** A command id run when the item is clicked. */
+  command?: string;
+}
+
+/** Client → server notification: the user granted workspace trust after the server started. */
+export const TRUST_GRANTED_NOTIFICATION = 'toonlens/trustGranted';
+
+/** What the thin client passes as `initializationOptions`. */
+export interface ToonLensInitializationOptions {
+  /** Whether the workspace is trusted (untrusted: diagnostics and hovers only, no edits to other files). Default true. */
+  trusted?: boolean;
+  /**
+   * The client registers the command ids below itself and forwards them to `workspace/executeCommand`,
+   * so the server must not list them in `executeCommandProvider` (vscode-languageclient would register
+   * them a second time and fail).
+   */
+  clientRegistersCommands?: boolean;
+  /** Settings for clients that cannot answer `workspace/configuration`: the `toonlens` section's value. */
+  settings?: unknown;
+  /**
+   * Language ids served as markdown beyond {@link DEFAULT_MARKDOWN_LANGUAGES} (the client passes the
+   * `toonlens.markdownLanguages` setting; clients without it may put `markdownLanguages` in `settings`).
+   */
+  markdownLanguages?: string[];
+  /**
+   * A directory the server may write to (VS Code: ExtensionContext.storageUri, else globalStorageUri):
+   * Convert keeps each section's original markdown there, keyed by the sha256 of the fence it became,
+   * so Revert gives back the exact bytes in later sessions too. Absent: originals last for the session.
+   */
+  storagePath?: string;
+}
+
+/**
+ * The language ids ToonLens serves as markdown: VS Code's markdown and its agent-file languages
+ * (`*.instructions.md`, `copilot-instructions.md`, `.claude/rules/**` → instructions; `*.prompt.md` → prompt;
+ * `*.agent.md`, `.github/agents/*.md` → chatagent, formerly chatmode; `SKILL.md` → skill).
+ */
+export const DEFAULT_MARKDOWN_LANGUAGES: readonly string[] = ['markdown', 'instructions', 'prompt', 'chatagent', 'chatmode', 'skill'];
+
+export { MARKDOWN_FILE_PATTERNS, WATCH_GLOB } from '../core/files';
+
+/** The command ids the client forwards to the server. */
+export const COMMANDS = {
+  convertSection: 'toonlens.convertSection',
+  revertSection: 'toonlens.revertSection',
+  convertAll: 'toonlens.convertAll',
+  applyEdit: 'toonlens.applyEdit',
+  applyAllAuto: 'toonlens.applyAllAuto',
+  showVerdict: 'toonlens.showVerdict',
+  checkWorkspace: 'toonlens.checkWorkspace',
+} as const;
+
+export const FORWARDED_COMMANDS: readonly string[] = Object.values(COMMANDS);
+
+/** Commands the client handles alone (no server round trip). */
+export const CLIENT_COMMANDS = {
+  showOutput: 'toonlens.showOutput',
+  restartServer: 'toonlens.restartServer',
+} as const;
+
+/**
+ * Server command run by a Convert code action after its edit is applied: remembers the converted
+ * sections' original markdown (so Revert is exact). Arguments: one {@link RememberOriginalsArg}.
+ */
+export const REMEMBER_ORIGINALS_COMMAND = 'toonlens.rememberOriginals';
+
+/**
+ * The argument the client sends when a forwarded command is run without arguments (from the command
+ * palette or a key binding): the active editor's document and cursor. Lenses and code actions pass
+ * their own arguments, which are forwarded unchanged.
+ */
+export interface ActiveEditorArg {
+  uri: string;
+  /** Zero-based line and UTF-16 character of the cursor. */
+  position: { line: number; character: number };
+}
+
+/** The code action kind of "fix all ToonLens problems" (usable from editor.codeActionsOnSave). */
+export const FIX_ALL_KIND = 'source.fixAll.toonlens';
