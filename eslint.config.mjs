@@ -27,6 +27,40 @@ export default tseslint.config(
     },
   },
   {
+    // Layers. core/ is pure: no editor, no LSP, no file system, processes, sockets or workers, nothing from
+    // the layers above it (it runs in the CLI, the server and the JSON worker alike).
+    files: ['server/src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '^vscode(-languageserver.*|-languageclient.*)?(/.*)?$', message: 'core/ is pure: no editor or LSP imports.' },
+          { regex: '^(node:)?(fs|child_process|net|worker_threads)(/.*)?$', message: 'core/ is pure: file system, processes, sockets and workers live in node/.' },
+          { regex: '^(\\.\\./)+(lsp|features|node|cli|testing|protocol)(/.*)?$', message: 'core/ sits below every other layer.' },
+        ],
+      }],
+    },
+  },
+  {
+    // node/ holds Node implementations the features use; it never reaches up into the framework or features.
+    files: ['server/src/node/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ regex: '^(\\.\\./)+(lsp|features)(/.*)?$', message: 'node/ sits below lsp/ and features/: pass a callback instead.' }],
+      }],
+    },
+  },
+  {
+    // The client is a thin UI shell: the editor, the language client, Node builtins and the shared protocol.
+    files: ['client/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '^(?!vscode$|vscode-languageclient(/.*)?$|node:|\\.\\./\\.\\./server/src/protocol/|\\./).*', message: 'client/ imports only vscode, vscode-languageclient, node: builtins and server/src/protocol/.' },
+        ],
+      }],
+    },
+  },
+  {
     // The published bin is a CommonJS shim that loads the bundled CLI.
     files: ['bin/**/*.js'],
     languageOptions: { sourceType: 'commonjs' },

@@ -5,24 +5,10 @@
  * failure, so scripts written against doc2toon read the same `{"error":{"code","message"}}`.
  */
 import { parseArgs } from 'node:util';
-import type { CliIO } from './io';
+import { CliError, type CliIO } from './io';
 import { VERSION } from '../version';
 
-/**
- * Error codes of the envelope. `bad_request`, `input_not_found`, `invalid_toon` and `internal` are the
- * producer's; `io` is ours (a read or write that failed for another reason than a missing input).
- */
-export const CLI_ERROR_CODES = ['bad_request', 'input_not_found', 'invalid_toon', 'io', 'internal'] as const;
-export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];
-
-export class CliError extends Error {
-  constructor(
-    readonly code: CliErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { CLI_ERROR_CODES, CliError, type CliErrorCode } from './io';
 
 /** A bad argument (unknown option, missing or invalid value, wrong positionals). */
 export const usageError = (message: string): CliError => new CliError('bad_request', message);

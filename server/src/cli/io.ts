@@ -1,5 +1,21 @@
-import { CliError } from './args';
 import { MAX_INPUT_BYTES } from '../node/files';
+
+/**
+ * Error codes of the envelope. `bad_request`, `input_not_found`, `invalid_toon` and `internal` are the
+ * producer's; `io` is ours (a read or write that failed for another reason than a missing input).
+ */
+export const CLI_ERROR_CODES = ['bad_request', 'input_not_found', 'invalid_toon', 'io', 'internal'] as const;
+export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];
+
+/** The CLI's one error (declared here, below args.ts, so the two files do not import each other). */
+export class CliError extends Error {
+  constructor(
+    readonly code: CliErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** What a CLI command may touch of the outside world; tests pass a capturing double. */
 export interface CliIO {

@@ -6,7 +6,10 @@
  * generated from it (`npm run docs:codes`, checked by test/unit/codes.test.ts), and per-rule severity
  * settings start from `defaultSeverity`. Codes are added, never renamed.
  */
-import type { DocumentKind, Severity } from './types';
+export type Severity = 'error' | 'warning' | 'info' | 'hint';
+
+/** The agent-JSON kinds ToonLens understands. */
+export type DocumentKind = 'verdict' | 'report' | 'critique' | 'recipe-input' | 'recipe-output';
 
 /** Where a code can appear: an agent-JSON kind, any JSON ToonLens checks, a JSON Schema file, markdown, `.toon`. */
 export type CodeScope = DocumentKind | 'json' | 'json-schema' | 'markdown' | 'toon';

@@ -8,12 +8,10 @@
  * for a position AST).
  */
 
-import type { DiagnosticCode } from './codes';
+import type { DiagnosticCode, DocumentKind, Severity } from './codes';
 
-export type Severity = 'error' | 'warning' | 'info' | 'hint';
-
-/** The agent-JSON kinds ToonLens understands. */
-export type DocumentKind = 'verdict' | 'report' | 'critique' | 'recipe-input' | 'recipe-output';
+// Declared in codes.ts (the catalogue needs them and must not import this file back); re-exported here.
+export type { DocumentKind, Severity } from './codes';
 
 export const DOCUMENT_KINDS: readonly DocumentKind[] = ['verdict', 'report', 'critique', 'recipe-input', 'recipe-output'];
 

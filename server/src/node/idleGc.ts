@@ -13,7 +13,6 @@
  * that), or when a closed document's analyses became garbage ({@link releasedHeap}).
  */
 import v8 from 'node:v8';
-import type { WorkTracker } from '../lsp/idle';
 import { v8Gc } from './fullGc';
 
 /**
@@ -57,7 +56,15 @@ export interface IdleGcStats {
   freed: number;
 }
 
-type Tracker = Pick<WorkTracker, 'begin' | 'pending' | 'onIdle'>;
+/**
+ * The pending-work tracker the server hands in (lsp/idle.ts's WorkTracker fits it). Declared here so node/ stays
+ * below the framework: lsp/ depends on node/, never the reverse.
+ */
+export interface Tracker {
+  begin(): () => void;
+  readonly pending: number;
+  onIdle(listener: () => void): void;
+}
 
 /**
  * Work that pays only while the server is idle and that leaves garbage behind (a large markdown document's text
