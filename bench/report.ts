@@ -1,5 +1,5 @@
 /**
- * Writes the README's performance table and the measured part of docs/performance.md from the bench's
+ * Writes the README's performance summary and the measured part of docs/performance.md from the bench's
  * own output (.bench-data/results.json, written by `npm run bench`), with the run's date, machine, load
  * and which goals were met. Never edit those tables by hand: run `npm run bench -- --write-readme`
  * (or `node --import tsx bench/report.ts` after a bench run).
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from './data';
 import type { BenchResults } from './index';
 import { RESULTS_FILE } from './index';
-import { markdownTable } from './stats';
+import { fmt, markdownTable, type BenchRow } from './stats';
 
 export const README_BEGIN = '<!-- bench:begin — written by bench/report.ts from the bench output; do not edit by hand -->';
 export const README_END = '<!-- bench:end -->';
@@ -29,17 +29,42 @@ export function goalsLine(r: BenchResults): string {
   return `${withGoal.length - missed.length} of ${withGoal.length} goals met in this run; missed: ${missed.map((x) => `${x.figure} (${x.ratio !== undefined && x.goalOn !== 'value' ? `${x.ratio.toFixed(2)}×` : `${x.median.toFixed(0)} ${x.unit}`}, goal ${x.goal})`).join('; ')}.`;
 }
 
-/** The README section body between the markers. */
+/**
+ * The README's summary: one row per goal (the first row of each section and goal wording), so a reader sees
+ * what is promised and whether this run kept it; the full table is in docs/performance.md.
+ */
+export function summaryRows(rows: readonly BenchRow[]): BenchRow[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => {
+    if (r.goal === undefined) return false;
+    const key = `${r.section}\u0000${r.goal}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export function summaryTable(rows: readonly BenchRow[]): string {
+  const lines = ['| | figure | median | ratio | goal | met? |', '|---|---|---:|---:|---|:---:|'];
+  for (const r of summaryRows(rows)) {
+    const ratio = r.ratio === undefined ? '—' : `${r.ratio < 0.1 ? r.ratio.toFixed(3) : r.ratio.toFixed(2)}×`;
+    lines.push(`| ${r.section} | ${r.figure}${r.note ? ` (${r.note})` : ''} | ${fmt(r.median, r.unit)} | ${ratio} | ${r.goal ?? '—'} | ${r.met ? 'yes' : '**no**'} |`);
+  }
+  return lines.join('\n');
+}
+
+/** The README section body between the markers: the run, one row per goal, the count of goals met. */
 export function readmeSection(r: BenchResults): string {
-  const loaded = r.loadStart[0]! > r.machine.cpus || r.loadEnd[0]! > r.machine.cpus;
+  const withGoal = r.rows.filter((x) => x.met !== undefined);
+  const met = withGoal.filter((x) => x.met === true).length;
   return [
     README_BEGIN,
     '',
-    runLine(r) + (loaded ? ` The machine was loaded beyond its ${r.machine.cpus} CPUs during the run: read the ratios, not the times.` : ''),
+    `Measured ${r.date} by \`npm run bench\` on ${r.machine.cpus} CPUs (${r.machine.cpuModel}), Node ${r.machine.node}; medians of ${r.runs} runs, one row per goal.`,
     '',
-    markdownTable(r.rows),
+    summaryTable(r.rows),
     '',
-    goalsLine(r) + ' How each figure is taken, and what the gaps are: [docs/performance.md](docs/performance.md).',
+    `${met} of ${withGoal.length} goals met in this run. Every figure, its anchor and how it is taken: [docs/performance.md](docs/performance.md).`,
     '',
     README_END,
   ].join('\n');

@@ -107,7 +107,7 @@ export function row(section: string, figure: string, value: Sample, unit: Unit, 
   return r;
 }
 
-function fmt(x: number, unit: Unit): string {
+export function fmt(x: number, unit: Unit): string {
   const digits = x >= 100 ? 0 : x >= 10 ? 1 : 2;
   return `${x.toFixed(digits)} ${unit}`;
 }
