@@ -61,9 +61,8 @@ function createClient(context: ExtensionContext, status: StatusBarItem): Languag
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   // The server is spoken to over stdio, where it reads with its own message reader (server/src/node/
   // stdioTransport.ts: the body decoded as one-byte ASCII JSON). Over node IPC, Node's own channel decodes every
-  // message and the server cannot replace that: measured 2026-12-01 with a forked client, 5 didOpens of the
-  // 14.6 MB producer plan, server CPU per didOpen 100 ms over IPC against 60 ms over stdio, VmHWM after six
-  // opens 556 MB against 275 MB (docs/performance.md, "The JSON transport").
+  // message and the server cannot replace that, so a large didOpen costs more CPU and peak memory over IPC
+  // (docs/performance.md has the transport rows).
   // Node/V8 options and glibc settings shared with the test harness and the bench (server/src/protocol/launch.ts).
   const execArgv = [...SERVER_EXEC_ARGV];
   const env = serverEnvAdditions();

@@ -229,7 +229,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       }
       const text = decodeText(bytes);
       // The server's plan (EngineCache): the same sections and verdicts as planDocument, with each run of slices'
-      // details released once measured (a 100,000-section file peaked above 1 GB holding all of them).
+      // details released once measured (holding all of them makes the peak grow with the section count).
       const diagnostics = kind === 'markdown' ? markdownDiagnostics(text, new EngineCache().plan(text, planOptions(loaded))) : toonFileDiagnostics(text);
       record(abs, kind, text, applyRuleLevels(diagnostics, rules));
       continue;

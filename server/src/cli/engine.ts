@@ -176,7 +176,7 @@ function planTable(plan: PlanResult, name: string): string {
 const EXIT_LINE = `Exit status: 0 for every representable verdict (refused included), 1 when --fail-on matches or on an
 error (bad_request, input_not_found, io, internal; under --json as {"error":{"code","message"}} on stdout).`;
 
-/** The token options of profile, convert and plan (#13). */
+/** The token options of profile, convert and plan. */
 const TOKEN_OPTIONS = `  --tokenizer o200k_base|cl100k_base|estimate
                          how tokens are counted (default o200k_base; estimate = the producer's
                          tokenx estimate, which turns the token gate off)

@@ -1,7 +1,6 @@
 /**
  * A CLI's JSON output written in pieces: exactly `JSON.stringify(value, null, 2) + '\n'`, without the whole text and
- * its UTF-8 copy held at once. `toonlens plan --json` on a 100,000-section file prints 73.5 MB, and building it as one
- * string added about 400 MB to the process's peak.
+ * its UTF-8 copy held at once: the output of a large plan must never exist as one string.
  *
  * The top levels (objects and arrays down to {@link STREAM_DEPTH}) are walked here; each value below them is one
  * `JSON.stringify(v, null, 2)`, indented to its place. That is exact because every line break in JSON.stringify's

@@ -1,7 +1,7 @@
 /**
  * Array helpers that stay stack-safe at any size. A spread into a call (`out.push(...xs)`,
  * `Math.max(...xs)`, `Object.assign({}, ...xs)`) passes every element as an argument on the stack,
- * and throws RangeError past roughly 10⁵ elements (200k headings, 150k toon fences: issue #14.11).
+ * and throws RangeError past roughly 10⁵ elements (a document of that many headings or toon fences must still work).
  */
 
 /** Appends every item to `out` (what `out.push(...items)` does, for any number of items); returns `out`. */

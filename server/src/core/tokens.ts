@@ -1,5 +1,5 @@
 /**
- * Token counting (issue #13): real BPE counts from gpt-tokenizer (o200k_base by default, cl100k_base
+ * Token counting: real BPE counts from gpt-tokenizer (o200k_base by default, cl100k_base
  * selectable) and the tokenx estimate as the `estimate` fallback. Pure: no I/O, no editor API.
  *
  * The encodings are loaded on first use (o200k_base's ranks take ~0.3 s to load), so a server or CLI
@@ -47,8 +47,7 @@ interface BpeCore {
 /**
  * The count gpt-tokenizer's `countTokens` makes with no special tokens allowed (each pre-token of its pattern is
  * one token when it is a rank, else as many as its merges give), without a match array per pre-token: its
- * `matchAll` loop allocates one for every ~4 characters (a third of what a cold plan of 1 MB of real markdown
- * allocates, 107 of 314 MB). The pattern matches every character (letters, digits, whitespace and anything
+ * `matchAll` loop allocates one for every ~4 characters (a large share of what a cold plan allocates). The pattern matches every character (letters, digits, whitespace and anything
  * else each have an alternative; none matches empty), so its matches are contiguous and a sticky `test` from
  * each match's end finds the next one: the same pieces, the same ranks, the same merge cache, and a text is
  * 20 % faster to count. Null when the pinned package's core does not have that shape (the package's count
@@ -78,8 +77,8 @@ export function pieceCounter(core: Partial<BpeCore> | undefined): ((text: string
 /**
  * Entries of gpt-tokenizer's merge cache (pre-tokens that are not a rank of their own, with their merged ranks).
  * The library keeps up to 100,000 for the life of the process, about 300 B each: a long-running server that
- * counts code-heavy documents or a whole workspace ends up holding ~30 MB for it. 10,000 entries hold the working
- * set of any one document (dist/server.js + dist/cli.js + the 1 MB bench document, 4.3 M characters, make 7,251
+ * counts code-heavy documents or a whole workspace ends up holding much of its text for it. 10,000 entries hold the working
+ * set of any one document (dist/server.js + dist/cli.js + the bench document make 7,251
  * distinct entries; counting them with 10,000 is as fast as with 100,000, with 5,000 about a third slower).
  */
 export const TOKEN_MERGE_CACHE_ENTRIES = 10_000;
@@ -113,8 +112,8 @@ function loadBpe(name: 'o200k_base' | 'cl100k_base'): CountFn {
 
 /**
  * Empties gpt-tokenizer's merge caches (every loaded encoding; the ranks stay loaded). What a large document's
- * completed plan does (core/markdown/engine.ts): its words fill all 10,000 entries (≈ 1.1 MB on the 4.2 MB
- * real-markdown bench document, keys that are views into the section texts counted, up to 65 KB each), and
+ * completed plan does (core/markdown/engine.ts): its words fill all 10,000 entries (keys that are views into the section texts
+ * count, each as long as its section), and
  * what comes next — an edit recounting one or two sections — gains next to nothing from them.
  */
 export function clearTokenMergeCaches(): void {

@@ -4,7 +4,7 @@
  * Offsets are JavaScript string offsets (UTF-16 code units), the unit LSP uses.
  * Rule sets never compute text positions themselves: they return {@link Finding}s
  * that point into the JSON value by path, and the facade resolves the paths to
- * offsets only for the findings that exist (a valid 15 MB document never pays
+ * offsets only for the findings that exist (a valid large document never pays
  * for a position AST).
  */
 

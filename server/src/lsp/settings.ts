@@ -19,7 +19,7 @@ export interface ToonLensSettings {
   /** Schema file glob → baseline file (workspace-relative) for schema-drift diagnostics; default: git HEAD. */
   schemaBaselines: Record<string, string>;
   trace: { server: 'off' | 'messages' | 'verbose' };
-  /** How markdown plans count tokens (#13); `estimate` turns the token gate off. */
+  /** How markdown plans count tokens; `estimate` turns the token gate off. */
   tokenizer: TokenizerName;
   /** The token gate's minimum saving in real tokens. */
   minTokenSavings: number;

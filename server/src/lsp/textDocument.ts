@@ -2,7 +2,7 @@
  * The server's open documents: the LSP `TextDocument` of vscode-languageserver-textdocument, with two changes
  * that matter for large documents (docs/performance.md, "A compact document store"):
  * - the line table is a `Uint32Array` (4 bytes a line; the package's array of numbers grows by splicing and
- *   held 0.63 MB for a 75,000-line document);
+ *   holds several times that);
  * - the text can be swapped for an equal string held differently ({@link ServerTextDocument.holdAs}): an idle
  *   large markdown document keeps its text as the pieces its section analyses read (one byte a character
  *   wherever the text allows), not as one flat string, which V8 stores two bytes a character as soon as one

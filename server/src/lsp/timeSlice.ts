@@ -1,7 +1,7 @@
 /**
  * Time slicing for work that must not block the server's only thread: a step generator is run in
  * turns of at most {@link TURN_MS}, and between turns the event loop runs (setImmediate), so the
- * connection reads and answers other requests while a 40 MB document is being analysed.
+ * connection reads and answers other requests while a large document is being analysed.
  */
 import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
 

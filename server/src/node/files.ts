@@ -10,7 +10,7 @@ import * as nodePath from 'node:path';
 import type { EntryType } from '../core/types';
 import { describeEntryType, type FsView } from '../core/agentJson/report/paths';
 
-/** Default limit for inputs (the server's and `check`'s 50 MB document limit, with room for a BOM or a few edits). */
+/** Default limit for inputs (the server's and `check`'s document limit, with room for a BOM or a few edits). */
 export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
 
 export type ReadResult = { ok: true; bytes: Buffer; size: number } | { ok: false; reason: string; code: ReadFailure; /** too-large: the size and the first 64 KB */ size?: number; head?: Buffer };

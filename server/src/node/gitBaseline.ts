@@ -1,6 +1,6 @@
 /**
  * A file's text at git HEAD, for schema-drift baselines. Asynchronous (never blocks the server's only
- * thread) and bounded: a 3 s timeout and 64 MB of output; any failure (no git, not a repository,
+ * thread) and bounded: a timeout and a cap on its output; any failure (no git, not a repository,
  * untracked file, timeout) answers undefined. Callers run it only in a trusted workspace: git reads the
  * repository's config, which an untrusted folder controls.
  */

@@ -1,7 +1,7 @@
 /**
  * The JSON worker thread (dist/jsonWorker.js): checks a large agent-JSON document, plans a large report's
  * lenses and strict-decodes a large `.toon` file off the server's request thread, so hovers, completions and other documents stay
- * answered meanwhile (#14.12). It runs the same core functions as the in-thread path, over a workspace view
+ * answered meanwhile. It runs the same core functions as the in-thread path, over a workspace view
  * rebuilt from the job (the real file system, the server's open buffers as of the job).
  */
 import { parentPort } from 'node:worker_threads';

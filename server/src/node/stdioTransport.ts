@@ -4,7 +4,7 @@
  * Why: vscode-jsonrpc's stream reader keeps every chunk, joins them into one body buffer, decodes the whole
  * body with `Buffer.toString('utf8')` and `JSON.parse`s that. For a body with a single character above
  * U+00FF (the em dash of a plan's title) V8 stores the decoded message in two bytes per character, and
- * decoding UTF-8 into a two-byte string is the slow half of the work (14.6 MB: ≈ 30 ms of ≈ 65 ms).
+ * decoding UTF-8 into a two-byte string is the slow half of the work.
  * This reader copies each chunk into one body buffer the moment it arrives (the chunks die at once),
  * and decodes the body as *ASCII JSON*: every run of non-ASCII bytes is replaced in place by `\uXXXX`
  * escapes of the characters it decodes to, so the message string is one byte per character (half the
@@ -16,7 +16,7 @@
  * (required) in bytes, `Content-Type` optional with a `charset` parameter (utf-8 / utf8 by default; another
  * charset the runtime's TextDecoder knows is decoded with it). Chunks may split a message anywhere or hold
  * many. Malformed input never throws out of the reader: a header block without a usable Content-Length, an
- * unknown charset, a body that is not JSON, a header longer than 64 KB, a body larger than the longest
+ * unknown charset, a body that is not JSON, a header longer than the header limit, a body larger than the longest
  * string V8 can hold — each gets one log line, the bytes are skipped, and reading goes on with the next
  * header (a header preceded by garbage is found by its `Content-Length:`).
  */
@@ -36,8 +36,8 @@ const READ_BUFFER_BYTES = 64 * 1024;
 const BACKSLASH = 0x5c;
 /**
  * Bodies from this size on are released before their message is parsed, and the message string is collected
- * right after (see {@link StdioMessageReader}): at 8 MB the two are ≥ 16 MB of garbage, more than an idle
- * server's whole heap, and the collection (≈ 10 ms) is small beside receiving and checking such a document.
+ * right after (see {@link StdioMessageReader}): for a large message the two are twice its size in garbage, more than an idle
+ * server's whole heap, and the collection is small beside receiving and checking such a document.
  */
 export const RELEASE_MIN_BYTES = 8 * 1024 * 1024;
 
@@ -257,7 +257,7 @@ export class StdioMessageReader extends AbstractMessageReader {
 
   /**
    * A socket reading the pipe `fd` with `onread`: every read lands in a buffer the reader chose, so reading
-   * allocates nothing per chunk (a `data` event's chunk is a new 64 KB buffer, garbage until a collection).
+   * allocates nothing per chunk (a `data` event's chunk is a new buffer, garbage until a collection).
    */
   private pipeSocket(fd: number): Socket {
     const opts: SocketConstructorOpts & ConnectOpts = {

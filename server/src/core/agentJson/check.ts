@@ -73,7 +73,7 @@ export function checkDocument(text: string, opts: CheckOptions = {}): CheckResul
 function checkDocumentUnguarded(text: string, opts: CheckOptions): CheckResult {
   const limitMB = opts.settings?.maxFileSizeMB ?? DEFAULT_MAX_FILE_SIZE_MB;
   if (text.length > limitMB * 1024 * 1024) {
-    // Too large to parse: the kind comes from the name or the first 64 KB; unrelated files stay silent.
+    // Too large to parse: the kind comes from the name or its first bytes; unrelated files stay silent.
     const kind = opts.kind ?? kindFromTextPrefix(text, kindOpts(opts));
     return { kind, diagnostics: kind ? [tooLarge(text.length, limitMB)] : [], text };
   }
@@ -182,7 +182,7 @@ function tooLarge(size: number, limitMB: number): CoreDiagnostic {
 }
 
 /**
- * The result for a file over the size limit, from its first 64 KB and its size (the file is never read
+ * The result for a file over the size limit, from its first bytes and its size (the file is never read
  * whole): not decoded, the kind comes from the name or the head. The diagnostic is returned even without
  * a kind, so a caller that named the file (the CLI) can say why it was not checked.
  */

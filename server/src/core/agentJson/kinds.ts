@@ -130,7 +130,7 @@ const PREFIX_KEYS: readonly [DocumentKind, readonly string[]][] = [
 ];
 
 /**
- * The kind of a document that will not be parsed (over the size limit), guessed from its first 64 KB:
+ * The kind of a document that will not be parsed (over the size limit), guessed from its first bytes:
  * a `$schema` naming one of ours, else all of a kind's distinctive keys appearing as property names.
  */
 export function kindFromTextPrefix(text: string, opts: KindOptions): DocumentKind | undefined {

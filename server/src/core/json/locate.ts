@@ -1,7 +1,7 @@
 /**
  * Turns JSON paths into text ranges, lazily and cheaply: one pass over the text that descends only into
  * the containers on the way to a requested path and skips every other value without building anything.
- * A valid document without findings never gets here; one finding in a 15 MB document costs one scan,
+ * A valid document without findings never gets here; one finding in a large document costs one scan,
  * not a position tree (jsonc-parser's parseTree is ~10× JSON.parse and recurses per nesting level).
  */
 import type { JsonPath, JsonTarget, OffsetRange } from '../types';
@@ -353,7 +353,7 @@ interface ScanState {
 /**
  * Checkpoints of {@link tokenAt}'s scan over ONE text (keep one per document version): the scan state about
  * every `every` characters, recorded by the scans themselves, so a later lookup resumes from the nearest
- * checkpoint before its offset instead of from the start. A few hundred small records for a 15 MB document.
+ * checkpoint before its offset instead of from the start. A few hundred small records even for a document at the size limit.
  */
 export class TokenIndex {
   readonly checkpoints: ScanState[] = [];

@@ -1,5 +1,5 @@
 /**
- * Parsing agent JSON: `JSON.parse` on the fast path (a valid 15 MB document pays for nothing else),
+ * Parsing agent JSON: `JSON.parse` on the fast path (a valid document pays for nothing else),
  * jsonc-parser only after a failure, to say where and why the text is not JSON.
  */
 import { parse as parseTolerant, printParseErrorCode, type ParseError } from 'jsonc-parser';

@@ -55,7 +55,7 @@ function ajvFor(kind: DocumentKind): AjvLike {
   // keywords that ajv's strict mode only warns about; the copies keep upstream's structure verbatim.
   // verbose: errors carry their schema objects, which is how a failing oneOf finds its branches.
   // validateSchema: false — our schemas are fixed files, checked against their meta-schemas by a unit test
-  // (json-schema.test.ts), so compiling the meta-schema on every start (≈ 45 ms: a CLI run pays it) buys nothing.
+  // (json-schema.test.ts), so compiling the meta-schema on every start (every CLI run would pay it) buys nothing.
   const options = { allErrors: true, verbose: true, strict: false, validateFormats: true, validateSchema: false } as const;
   if (DRAFT_2020.has(kind)) {
     if (!ajv2020) {

@@ -101,7 +101,7 @@ export function matchDefinition(text: string): [string, string] | null {
 }
 
 /**
- * A paragraph's inline source with its soft line breaks joined by one space (#13): a soft break renders
+ * A paragraph's inline source with its soft line breaks joined by one space: a soft break renders
  * as a space, and a value without line breaks needs neither quotes nor `\n` escapes in TOON. The
  * whitespace around a soft break is insignificant (CommonMark strips it). Text with a hard break (a line
  * ending in two spaces or a backslash) is returned unchanged. Linear.

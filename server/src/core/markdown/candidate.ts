@@ -34,7 +34,7 @@ export function safeEncode(model: JsonValue, delimiter: DelimiterChar): string |
 
 /**
  * The last texts known to strictly decode: a section's segment check decodes the candidate its validity check
- * has just decoded (docs/performance.md: a memo of 10,000 texts kept 4 MB of a large document's candidates alive
+ * has just decoded (a memo of many texts would keep much of a large document's candidates alive
  * in a server for good, long after their plan).
  */
 const decodedOk = new Map<string, true>();

@@ -49,7 +49,7 @@ export interface EngineOptions {
   allowLossy?: boolean;
   sourceType?: SourceType;
   charsPerToken?: number[];
-  /** Token counter (#13): `o200k_base` (default), `cl100k_base`, or `estimate` (tokenx; turns the token gate off). */
+  /** Token counter: `o200k_base` (default), `cl100k_base`, or `estimate` (tokenx; turns the token gate off). */
   tokenizer?: TokenizerName;
   /** The token gate: a candidate saving fewer real tokens than this gets token_regression (default 1). */
   minTokenSavings?: number;
@@ -822,9 +822,8 @@ export function planDocument(text: string, opts: EngineOptions = {}): PlanResult
 /**
  * A plan made once and read whole (the CLI's `plan`): the same result as {@link planDocument}. A document of more
  * than one run of slices ({@link PLAN_RUN}) is planned as the engine cache plans it, each run's details released
- * once measured (the whole-document verdict rebuilds them when read): the peak of `toonlens plan` (the table) on a
- * 100,000-section file 1.4 → 0.97 GB. A smaller document keeps its details for the verdict: released and
- * rebuilt, they made a 1 MB plan 20 % slower.
+ * once measured (the whole-document verdict rebuilds them when read), so the CLI's peak does not grow with every
+ * section's details. A smaller document keeps its details for the verdict: rebuilding them costs more than it saves.
  */
 export function planOnce(text: string, opts: EngineOptions = {}): PlanResult {
   const t = String(text ?? '');
@@ -842,7 +841,7 @@ export function convertSectionEdit(text: string, slice: Slice, candidate: string
 /**
  * Revert: strict-decodes TOON and renders the model back to markdown. A section's fence holds its body
  * (the heading stays the markdown line above it), rendered without a heading; a whole-document candidate,
- * or a fence written before #13 (`"## Heading": …`), is a slice model and renders with its headings.
+ * or a fence written by an earlier version (`"## Heading": …`), is a slice model and renders with its headings.
  * Throws an Error with the decoder's message when the text does not decode.
  */
 export function renderToonAsMarkdown(toonText: string): string {
@@ -953,7 +952,7 @@ export class EngineCache {
   /**
    * Analyses of the slices of the last completed plan. Their memo by hash ({@link genMap}) is built on the first
    * lookup after that plan and dropped when the next one completes: an idle document holds no map of its slices
-   * (≈ 1.5 MB for the 6,000 slices of a 4 MB document), and an edit's first lookup builds one from the hashes
+   * (a few hundred bytes per slice), and an edit's first lookup builds one from the hashes
    * the analyses keep (no text is hashed again).
    */
   private genList: readonly SliceAnalysis[] = [];
@@ -976,8 +975,8 @@ export class EngineCache {
    * Slices of `text`, re-scanning only around the change since the last call, with the analyses known for
    * them: a slice the re-slicing carried over unchanged (before the edit, or after it and shifted) has the
    * analysis its previous self had, found by position, so only the slices around the edit are looked up by
-   * their text (hashing a slice's text costs as much as reading it: a lookup of every slice of an 8 MB
-   * document per keystroke hashed 8 MB). The returned array is filled in as the slices get analysed.
+   * their text (hashing a slice's text costs as much as reading it: a lookup of every slice per keystroke
+   * would hash the whole document). The returned array is filled in as the slices get analysed.
    */
   private slicesOf(text: string): Slicing {
     const prev = this.prevSlicing;
@@ -1093,8 +1092,8 @@ export class EngineCache {
     const standalones = sl.standalones;
     // In runs of PLAN_RUN slices: every slice of the run analysed, then every section of it measured, then the
     // run's details (parse, model, candidates: what only the measuring reads) released. Not all slices at once:
-    // a 100,000-section document held 620 MB of details until its plan completed. Not one slice at a time
-    // either: alternating the two steps slice by slice made a cold plan of 1 MB 10 % slower (the token
+    // the details of every section would be held until the plan completed. Not one slice at a time either:
+    // alternating the two steps slice by slice makes a cold plan slower (the token
     // counting's lookups in the tokenizer's ranks, run between the parses, ran slower).
     for (let from = 0; from < slices.length; from += PLAN_RUN) {
       const to = Math.min(slices.length, from + PLAN_RUN);

@@ -30,7 +30,7 @@ export const WARNING_SEVERITY: Readonly<Record<string, WarningSeverity>> = {
   negative_savings: 'warning',
   target_not_reached: 'warning',
   budget_refused: 'warning',
-  /** Added by ToonLens (#13): the segment saves characters but not real tokens (verdict.v1's code set is open). */
+  /** Added by ToonLens: the segment saves characters but not real tokens (verdict.v1's code set is open). */
   token_regression: 'warning',
   // ToonLens's own code (the registry is open): the author asked for markdown with <!-- toonlens: keep -->.
   keep_marker: 'info',

@@ -75,7 +75,7 @@ export function revertEdit(text: string, at: { fence: ToonFence; start: number; 
     const prevLine = text.slice(prevStart, prevEnd).replace(/\r$/, '');
     const firstRendered = rendered.split('\n', 1)[0]!;
     if (/^#{1,6}(\s|$)/.test(prevLine) && prevLine.trim() === firstRendered.trim()) start = prevStart;
-    // A section's fence holds its body (#13): the heading line stays, and a blank line separates it from the body again.
+    // A section's fence holds its body: the heading line stays, and a blank line separates it from the body again.
     else if (/^#{1,6}(\s|$)/.test(prevLine) && rendered !== '') rendered = '\n' + rendered;
   }
   // The fence's own line breaks (Convert writes the section's): a CRLF fence reverts to CRLF markdown. (Read at the

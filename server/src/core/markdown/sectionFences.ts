@@ -88,7 +88,7 @@ const blank = (s: string): boolean => s.trim() === '';
 /** The fence a section consists of (its body is that fence and blank lines only), if it is a converted section. */
 export function convertedFenceOf(text: string, s: SectionResult, fences: readonly FenceAt[]): FenceAt | undefined {
   const bodyStart = s.slice.headingEnd;
-  // Start at the first fence at or after the body, so n sections and n fences cost n log n, not n² (#14.11).
+  // Start at the first fence at or after the body, so n sections and n fences cost n log n, not n².
   for (let i = firstFenceFrom(fences, bodyStart); i < fences.length; i++) {
     const f = fences[i]!;
     if (f.start >= s.slice.charEnd) break;

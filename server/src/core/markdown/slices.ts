@@ -1,7 +1,7 @@
 /**
  * Section slicing (docs/engine.md#1-slicing): a cheap, CommonMark-aware line scanner that
  * finds document-level headings without building a syntax tree, so the editor can
- * re-slice a 1 MB document on every keystroke pause.
+ * re-slice a large document on every keystroke pause.
  *
  * The scanner tracks exactly the state that decides whether a line can be a
  * document-level heading: fenced code, HTML blocks, indented code, the open list
@@ -132,7 +132,7 @@ export function atxHeadingText(rest: string): { level: number; text: string } | 
   const level = m[0].length;
   let text = rest.slice(level).trim();
   // A closing sequence is a run of # preceded by a space or tab (or the whole content). Scanned
-  // from the end: the regex /(^|[ \t]+)#+[ \t]*$/ retries every space of a long run (#14.10).
+  // from the end: the regex /(^|[ \t]+)#+[ \t]*$/ retries every space of a long run (quadratic).
   let k = text.length;
   while (k > 0 && text.charCodeAt(k - 1) === 35 /* # */) k--;
   if (k < text.length) {
@@ -802,8 +802,8 @@ const CHUNK = 4096;
 
 /**
  * Length of the common prefix, at most `max`: compared a chunk at a time (substring equality is a memcmp),
- * the chunk doubling while the texts agree and halving once they differ, so an 8 MB document costs a few
- * dozen substrings instead of one per 4 KB.
+ * the chunk doubling while the texts agree and halving once they differ, so a large document costs a few
+ * dozen substrings (logarithmic in its length) instead of one per fixed-size chunk.
  */
 function commonPrefix(a: string, b: string, max: number): number {
   let p = 0;

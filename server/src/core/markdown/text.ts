@@ -1,6 +1,6 @@
 /**
  * Linear-time text helpers for the engine. Each replaces a regular expression that backtracks
- * quadratically on ordinary-looking input (issue #14.10): a trailing-run pattern such as
+ * quadratically on ordinary-looking input: a trailing-run pattern such as
  * `/[\s.]+$/` retries its run from every position of a long run that does not reach the end,
  * and the sentence pattern `/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g` rescans a long word from each of its
  * characters when the word ends in ".b". These scan every character a bounded number of times.
@@ -83,7 +83,7 @@ const BEYOND_LATIN1 = /[\u0100-\uffff]/;
  * A copy of `s` that does not keep the string it was sliced from alive, in V8's one-byte representation when
  * every character is Latin-1. V8 represents a slice of
  * 13 or more characters as a view into its parent, so a cached slice of one document version would
- * retain the whole version (16 MB for an 8 MB document) for as long as the cache holds it; joining
+ * retain the whole version (twice the document size as a two-byte string) for as long as the cache holds it; joining
  * two halves allocates a fresh flat string (measured on Node 20: the parent is collected).
  */
 export function detach(s: string): string {

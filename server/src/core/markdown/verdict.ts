@@ -78,7 +78,7 @@ export const BUDGET_REFUSED: VerdictWarning = {
   suggestion: 'Allow lossy output to compress semantically, or raise the target.',
 };
 /**
- * token_regression (#13): the candidate saves characters but fewer than `min` real tokens. Severity warning,
+ * token_regression: the candidate saves characters but fewer than `min` real tokens. Severity warning,
  * so the decision policy (docs/engine.md#decision-policy) decides `review` (never `convert`) and safe_to_auto_apply is false; the figures are in `evidence`.
  */
 export function tokenRegressionWarning(source: number, toon: number, tokenizerName: string, min: number): VerdictWarning {
@@ -136,7 +136,7 @@ export interface VerdictInputs {
   minTokenSavings?: number;
   /**
    * Count the tokens now and hold token_estimates as a plain value (the engine cache: its lenses read every
-   * section's tokens anyway, and an object with an accessor is a dictionary-mode object of ~1 KB with two
+   * section's tokens anyway, and an object with an accessor is a dictionary-mode object many times larger with two
    * closures, where a plain literal is a fraction of that: docs/performance.md, "Markdown server memory").
    */
   eagerTokens?: boolean;

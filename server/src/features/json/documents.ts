@@ -62,15 +62,14 @@ export const VALUE_TTL_MS = 10_000;
  */
 export const OFF_THREAD_MIN_CHARS = RETAIN_VALUE_MAX_CHARS;
 /**
- * Any other kind goes off-thread only above this size: its check is JSON.parse plus in-memory rules (a
- * 14.5 MB plan with 1,800 findings: a few hundred ms), and a worker would hold a second copy of the text
+ * Any other kind goes off-thread only above this size: its check is JSON.parse plus in-memory rules (fast
+ * enough in-thread even with many findings), and a worker would hold a second copy of the text
  * and of the parsed value, raising the server's peak memory by more than the file's size.
  */
 export const OFF_THREAD_ANY_KIND_MIN_CHARS = 24 * 1024 * 1024;
 /**
  * After an in-thread check of a document this large, one full collection before anything else runs: the
- * check leaves more garbage (its parse, ajv's errors, the locator's scan: ≈ 1.4× the file for the 14.6 MB
- * producer plan) than the rest of the heap holds, and the publish would otherwise stack on it. ≈ 15–25 ms.
+ * check leaves more garbage (its parse, ajv's errors, the locator's scan: more than the file's own size) than the rest of the heap holds, and the publish would otherwise stack on it; the collection is small beside the check.
  */
 export const COLLECT_AFTER_CHECK_CHARS = 8 * 1024 * 1024;
 
@@ -177,7 +176,7 @@ export class JsonAnalyzer {
     };
   }
 
-  /** The workspace view a worker job gets: the folder, trust, and the other open buffers (up to 2 MB each). */
+  /** The workspace view a worker job gets: the folder, trust, and the other open buffers (each within the buffer size limit). */
   workerWorkspace(uri: string): WorkerWorkspace | undefined {
     const root = this.ctx.getWorkspaceReader(uri)?.root;
     if (!root) return undefined;
@@ -299,8 +298,8 @@ export class JsonAnalyzer {
 
 /**
  * Core diagnostics as LSP diagnostics. Their positions come from the lines the check's locator counted
- * (`lineHints`), else from one sweep over the line breaks with the native indexOf, so a 15 MB document
- * never builds its whole line table (≈ 0.2 s and 6 MB for 700,000 lines) just to publish its findings.
+ * (`lineHints`), else from one sweep over the line breaks with the native indexOf, so a large document
+ * never builds its whole line table (time and memory linear in its lines) just to publish its findings.
  * A BOM counts as a column of the first line (the text as the client sent it).
  */
 export function lspDiagnostics(doc: TextDocument, diags: readonly CoreDiagnostic[], lineHints?: LineHints): Diagnostic[] {

@@ -16,8 +16,8 @@ import { unescapePointerSegment } from '../../core/json/pointer';
 
 /**
  * Documents longer than this get no language-service completion or hover: its parse (kept per version)
- * measured 6–22× `JSON.parse` and ~7 MB of heap per MB of JSON (a 6.8 MB report: 0.6–1.3 s, +50 MB), so a
- * 16 MB plan would stall the server for seconds. Above it, hovers show the core's schema description.
+ * costs many times `JSON.parse` and several times the document's size in heap, so a large plan would stall
+ * the server for seconds. Above it, hovers show the core's schema description.
  */
 export const LANGUAGE_SERVICE_MAX_CHARS = 4 * 1024 * 1024;
 

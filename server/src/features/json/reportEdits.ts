@@ -101,7 +101,7 @@ export function toWorkspaceEdit(ctx: FeatureContext, changes: readonly FileChang
   return { documentChanges };
 }
 
-// ───────────── write-time safety re-check (issue #14 items 2 and 4) ─────────────
+// ───────────── write-time safety re-check ─────────────
 
 /**
  * Re-checks, at the moment the WorkspaceEdit is built, every path it will write: the real location (every

@@ -73,9 +73,9 @@ function driftFor(ctx: FeatureContext, doc: TextDocument, settings: ToonLensSett
   // A configured baseline names its files; without one, only JSON Schemas are compared with their HEAD.
   const configured = configuredBaseline(fsPath, ctx.workspaceRootOf(doc.uri), settings.schemaBaselines ?? {});
   // And a `$schema` naming a meta-schema needs "json-schema.org" in the text: every other JSON document
-  // (a 15 MB agent plan) is not parsed (nor copied) a second time. A document the agent-JSON check of this
+  // (a large agent plan) is not parsed (nor copied) a second time. A document the agent-JSON check of this
   // version already recognized (a verdict, a report, …) is not a JSON Schema: its text is not even searched
-  // (30 ms for a 14.6 MB plan).
+  // (a search of a large plan is not free).
   if (configured === null && !/\.schema\.json$/i.test(fsPath) && (agentKind() || !text.includes('json-schema.org'))) return [];
   let value: unknown;
   try {

@@ -85,8 +85,7 @@ export interface Converting {
 /**
  * The sections of the plan's hybrid (action convert and {@link convertible}), each with its candidate, one step a
  * section (the command runs the steps time-sliced). A section's verdict and candidate are rebuilt from its slice
- * text on every read: read once here (Convert all read them three to four times a section, 3.2 s for the 5,347
- * sections of a 4 MB document).
+ * text on every read: read once here (reading them several times a section made Convert all slow on large documents).
  */
 export function* convertingSteps(plan: PlanResult): Generator<undefined, Converting[], void> {
   const out: Converting[] = [];
@@ -229,7 +228,7 @@ export function markdownConvertCommands(ctx: FeatureContext) {
         const ok = await ctx.confirm({ message: 'Convert every recommended section to TOON?', detail: 'The plan is not safe to auto-apply: some converted sections carry warnings.', confirmLabel: 'Convert' });
         if (!ok) return { applied: false, message: 'cancelled' };
       }
-      // Time-sliced (a 4 MB document's 5,000 sections take most of a second): other requests are answered
+      // Time-sliced (converting thousands of sections takes long enough to be noticed): other requests are answered
       // meanwhile, a cancel stops it, and an edit meanwhile converts nothing.
       // (The TextDocument object is updated in place by an edit: its version is read now.)
       const version = doc.version;

@@ -51,7 +51,7 @@ export const ANALYSING_TEXT = '$(sync~spin) ToonLens: analysing…';
 
 /**
  * From this size a `.toon` file is decoded on the server's worker thread: the decode is one synchronous call of
- * the TOON library (a 6.7 MB file: about 2 s), which in-thread would hold every other request that long.
+ * the TOON library (seconds on a large file), which in-thread would hold every other request that long.
  */
 export const TOON_OFF_THREAD_MIN_CHARS = 256 * 1024;
 

@@ -20,8 +20,7 @@ import { forgetLastMatch } from '../../core/markdown/text';
 import { isMarkdownPath, isToonPath } from '../../core/files';
 
 /**
- * Heap bytes a markdown document's plan and cache hold per character of its text, on the high side (35 MB for the
- * 4.2 MB bench document when this was set; 11–15 MB since the compact section records): closing a document
+ * Heap bytes a markdown document's plan and cache hold per character of its text, on the high side: closing a document
  * reports this much garbage to the idle collector, which collects when that pays, so a high estimate only
  * makes the collection after a close come sooner.
  */
@@ -405,7 +404,7 @@ export const headingText = (s: SectionResult): string =>
 
 /**
  * A section's real token saving in the one sign convention ("saves 263 tokens", "costs 12 tokens"), from
- * the plan's token figures (#13: counted with `toonlens.tokenizer` on the text Convert writes). Only the
+ * the plan's token figures (counted with `toonlens.tokenizer` on the text Convert writes). Only the
  * `estimate` tokenizer's figures read as estimates ("saves ~263 tokens").
  */
 export function fmtTokenSavings(t: Pick<TokenFigures, 'tokenizer' | 'savings'>): string {

@@ -132,7 +132,7 @@ function warningAt(value: Record<string, unknown>, path: JsonPath): Record<strin
   return isObj(cur) ? cur : undefined;
 }
 
-/** token_regression (#13) is ToonLens's own warning code: what it means and why it decides review. */
+/** token_regression is ToonLens's own warning code: what it means and why it decides review. */
 function explainTokenRegression(w: Record<string, unknown>): string {
   const rows: [string, string][] = [['severity', code(w.severity)]];
   if (typeof w.evidence === 'string') rows.push(['evidence', code(w.evidence)]);
