@@ -30,18 +30,18 @@ export function goalsLine(r: BenchResults): string {
 }
 
 /**
- * The README's summary: one row per goal (the first row of each section and goal wording), so a reader sees
- * what is promised and whether this run kept it; the full table is in docs/performance.md.
+ * The README's summary: one row per section and goal wording (a missed row where that goal was missed, else the
+ * first), so a reader sees what is promised and whether this run kept it; the full table is in docs/performance.md.
  */
 export function summaryRows(rows: readonly BenchRow[]): BenchRow[] {
-  const seen = new Set<string>();
-  return rows.filter((r) => {
-    if (r.goal === undefined) return false;
+  const chosen = new Map<string, BenchRow>();
+  for (const r of rows) {
+    if (r.goal === undefined) continue;
     const key = `${r.section}\u0000${r.goal}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+    const had = chosen.get(key);
+    if (had === undefined || (had.met !== false && r.met === false)) chosen.set(key, r);
+  }
+  return [...chosen.values()];
 }
 
 export function summaryTable(rows: readonly BenchRow[]): string {
