@@ -12,18 +12,10 @@ import type { CoreDiagnostic } from '../types';
 import { modelAlnum, sourceAlnum } from './coverage';
 import type { Tokenizer, TokenizerName } from '../tokens';
 import { profileName, sliceStats, emptyStats, RULE_RE, type ProfileName, type Stats } from './stats';
-import {
-  duplicateRuleWarnings,
-  longSectionWarning,
-  sliceRules,
-  splitCandidateWarning,
-  vagueRuleWarnings,
-  type RuleRef,
-  type VerdictWarning,
-} from './warnings';
-import { pushAll } from '../arrays';
+import { duplicateRuleWarnings, sliceRules, type RuleRef, type VerdictWarning } from './warnings';
+import { sliceRuleWarnings } from './rules';
 import { SmallMap } from '../smallMap';
-import { inlineDirectives, keepMarkerWarning, type InlineDirective } from './inlineControl';
+import { inlineDirectives, type InlineDirective } from './inlineControl';
 
 export type SliceKind = 'frontmatter' | 'preamble' | 'section';
 
@@ -223,18 +215,8 @@ class Analysis implements SliceAnalysis {
       (d.body === '' ? EMPTY_BIT : 0) |
       (PROFILES.indexOf(profileName(stats)) << PROFILE_SHIFT);
     this.packStats(stats);
-    const own: VerdictWarning[] = [];
-    if (parsed) {
-      pushAll(own, vagueRuleWarnings(parsed, section));
-      if (parsed.blocks.length > 0) {
-        const long = longSectionWarning(parsed, raw, headingEnd, section);
-        if (long) own.push(long);
-        const split = splitCandidateWarning(parsed, section);
-        if (split) own.push(split);
-      }
-      const keep = keepMarkerWarning(raw, headingEnd, section);
-      if (keep) own.push(keep);
-    }
+    // The slice rules (./rules), in registry order.
+    const own: VerdictWarning[] = parsed ? sliceRuleWarnings({ parsed, raw, headingEnd, section }) : [];
     this.ownWarnings = own.length ? own.map(detachWarning) : NO_WARNINGS;
     const dups = duplicateRuleWarnings(d.rules);
     this.localDuplicates = dups.length ? dups.map(detachWarning) : NO_WARNINGS;

@@ -13,24 +13,17 @@ import type { DiagnosticCode } from '../codes';
 import { LineIndex } from '../lineIndex';
 import { applyInlineDisables, type InlineDirective } from './inlineControl';
 import { sliceDirectives } from './analysis';
+import { WARNING_DIAGNOSTICS } from './rules';
 import { convertedFenceOf, fenceAtOffset, toonFencesOfPlan, toonFencesOfPlanSteps, type FenceAt } from './sectionFences';
 
 export { toonFileDiagnostics };
 
 
-/** Engine warning codes shown as diagnostics, and their diagnostic codes. */
-export const WARNING_DIAGNOSTIC_CODES: Readonly<Record<string, DiagnosticCode>> = {
-  duplicate_rule: 'toon/duplicate-rule',
-  vague_rule: 'toon/vague-rule',
-  long_section: 'toon/long-section',
-  split_candidate: 'toon/split-candidate',
-};
+/** Engine warning codes shown as diagnostics, and their diagnostic codes (read off the rules). */
+export const WARNING_DIAGNOSTIC_CODES: Readonly<Record<string, DiagnosticCode>> = Object.fromEntries([...WARNING_DIAGNOSTICS].map(([w, d]) => [w, d.code]));
 
 /** The diagnostic of a section's token_regression warning. */
 export const TOKEN_REGRESSION_CODE: DiagnosticCode = 'toon/token-regression';
-
-/** Warnings about a whole section: shown on its heading line (or a preamble's first line). */
-const SECTION_WIDE = new Set(['long_section', 'split_candidate']);
 
 /** The heading line(s) of a slice without the final line break; a preamble's first line. */
 function headingRange(text: string, start: number, headingEnd: number): { start: number; end: number } {
@@ -57,22 +50,21 @@ function* sectionWarningSteps(plan: PlanResult, text: string, fences: readonly F
     const warnings = sectionWarnings(s);
     if (warnings.length === 0 || convertedFenceOf(text, s, fences)) continue;
     for (const w of warnings) {
-      if (w.code === 'token_regression') {
-        // On the heading line (a preamble: its first line), as information: the verdict already says review.
-        out.push({ code: TOKEN_REGRESSION_CODE, severity: 'info', message: w.message, range: headingRange(text, s.slice.charStart, s.slice.headingEnd) });
-        continue;
-      }
-      const code = WARNING_DIAGNOSTIC_CODES[w.code];
-      if (!code || !w.range) continue;
+      const shown = WARNING_DIAGNOSTICS.get(w.code);
+      if (!shown) continue;
       let range: { start: number; end: number };
-      if (SECTION_WIDE.has(w.code)) range = headingRange(text, s.slice.charStart, s.slice.headingEnd);
-      else {
+      if (shown.at === 'heading') {
+        // On the heading line (a preamble: its first line), never across the section's body.
+        range = headingRange(text, s.slice.charStart, s.slice.headingEnd);
+      } else {
+        if (!w.range) continue;
         const start = Math.max(0, Math.min(w.range.char_start, text.length));
         range = { start, end: Math.max(start, Math.min(w.range.char_end, text.length)) };
       }
-      if (inFence(range.start)) continue;
-      const message = w.suggestion ? `${w.message} ${w.suggestion}` : w.message;
-      out.push({ code, severity: w.severity === 'warning' ? 'warning' : 'info', message, range });
+      // (a warning without a range of its own, token_regression, is about the section, not text in a fence)
+      if (w.range && inFence(range.start)) continue;
+      const message = shown.withSuggestion && w.suggestion ? `${w.message} ${w.suggestion}` : w.message;
+      out.push({ code: shown.code, severity: shown.severity ?? (w.severity === 'warning' ? 'warning' : 'info'), message, range });
     }
   }
   return out;

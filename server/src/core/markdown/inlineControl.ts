@@ -15,8 +15,6 @@
 import type { CoreDiagnostic } from '../types';
 import { LineIndex } from '../lineIndex';
 import { blockParser } from './parser';
-import { KEEP_MARKER_CODE } from './policy';
-import type { VerdictWarning } from './warnings';
 
 export type DirectiveKind = 'disable' | 'enable' | 'disable-line' | 'disable-next-line' | 'keep';
 
@@ -161,19 +159,4 @@ export function applyInlineDisables(diagnostics: CoreDiagnostic[], directives: I
 export function keepMarker(sliceText: string, headingEnd: number): InlineDirective | undefined {
   if (!sliceText.includes('toonlens')) return undefined;
   return inlineDirectives(sliceText).find((d) => d.kind === 'keep' && d.start >= headingEnd);
-}
-
-/**
- * The `keep_marker` warning of a section that carries `<!-- toonlens: keep -->` below its heading (slice-relative
- * range, 1-based lines as every engine warning): the decision policy then says keep_markdown.
- */
-export function keepMarkerWarning(sliceText: string, headingEnd: number, section: string): VerdictWarning | undefined {
-  const d = keepMarker(sliceText, headingEnd);
-  if (!d) return undefined;
-  return {
-    code: KEEP_MARKER_CODE,
-    severity: 'info',
-    message: `Kept as markdown: "${section}" says <!-- toonlens: keep -->.`,
-    range: { line_start: d.line + 1, line_end: d.endLine + 1, char_start: d.start, char_end: d.end },
-  };
 }

@@ -6,6 +6,7 @@
  * Every decision is made from integers and warning codes, never from rounded
  * wire percentages.
  */
+import { KEEP_CODES, SPLIT_CODES, WARNING_SEVERITY } from './rules';
 
 /** Frozen: a conversion must save at least this percentage (unrounded) to be recommended. */
 export const MIN_CONVERT_SAVINGS_PCT = 5;
@@ -15,32 +16,15 @@ export const DEFAULT_MIN_TOKEN_SAVINGS = 1;
 
 export type Verdict = 'convert' | 'keep_markdown' | 'split_first' | 'review' | 'refused';
 export type Mode = 'lossless' | 'record' | 'budget';
-export type WarningSeverity = 'info' | 'warning';
+export type { WarningSeverity } from './rules';
 
 export const VERDICTS: readonly Verdict[] = ['convert', 'keep_markdown', 'split_first', 'review', 'refused'];
 
-/** The v1 warning registry: code → severity (docs/engine.md#5-warnings). */
-export const WARNING_SEVERITY: Readonly<Record<string, WarningSeverity>> = {
-  duplicate_rule: 'warning',
-  vague_rule: 'warning',
-  long_section: 'info',
-  split_candidate: 'info',
-  low_coverage: 'warning',
-  lossy_applied: 'warning',
-  negative_savings: 'warning',
-  target_not_reached: 'warning',
-  budget_refused: 'warning',
-  /** Added by ToonLens: the segment saves characters but not real tokens (verdict.v1's code set is open). */
-  token_regression: 'warning',
-  // ToonLens's own code (the registry is open): the author asked for markdown with <!-- toonlens: keep -->.
-  keep_marker: 'info',
-};
+/** The v1 warning registry (code → severity) and the codes that decide split_first, read off the markdown rules. */
+export { WARNING_SEVERITY, SPLIT_CODES };
 
 /** Warning code of a `<!-- toonlens: keep -->` marker: the verdict is keep_markdown, whatever the savings. */
 export const KEEP_MARKER_CODE = 'keep_marker';
-
-/** Warning codes that send a verdict to split_first. */
-export const SPLIT_CODES: readonly string[] = ['long_section', 'split_candidate'];
 
 export interface WarningLike {
   code: string;
@@ -77,7 +61,7 @@ export interface Decision {
 /** The decision policy (docs/engine.md#decision-policy): the first rule that matches wins. */
 export function decide(inputs: DecisionInputs): Decision {
   if (inputs.refused) return { verdict: 'refused', because: 'budget target missed losslessly and lossy output not allowed' };
-  if (inputs.warnings.some((w) => w.code === KEEP_MARKER_CODE)) return { verdict: 'keep_markdown', because: 'the section says <!-- toonlens: keep -->' };
+  if (inputs.warnings.some((w) => KEEP_CODES.includes(w.code))) return { verdict: 'keep_markdown', because: 'the section says <!-- toonlens: keep -->' };
   const split = inputs.warnings.find((w) => SPLIT_CODES.includes(w.code));
   if (split) return { verdict: 'split_first', because: `warning \`${split.code}\`` };
   const savings = inputs.source - inputs.toon;

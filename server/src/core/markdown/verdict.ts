@@ -2,10 +2,15 @@
  * verdict.v1 objects (the schema, and docs/engine.md#decision-policy): field order matches the producer's
  * wire output exactly; decisions come from policy.ts.
  */
-import { decide, safeToAutoApply, WARNING_SEVERITY, type Verdict } from './policy';
+import { decide, safeToAutoApply, type Verdict } from './policy';
 import { measureChars, tokenEstimates, type MeasuredChars, type TokenEstimates } from './measure';
 import type { ProfileName, Stats } from './stats';
-import { sortWarnings, type VerdictWarning, type WarningRange } from './warnings';
+import type { VerdictWarning, WarningRange } from './warnings';
+import { sortWarnings } from './rules';
+import { BUDGET_REFUSED } from './rules/budgetRefused';
+import { NEGATIVE_SAVINGS } from './rules/negativeSavings';
+import { TARGET_NOT_REACHED } from './rules/targetNotReached';
+import { tokenRegressionWarning } from './rules/tokenRegression';
 import type { DelimiterChar } from './candidate';
 import type { Tokenizer } from '../tokens';
 
@@ -56,56 +61,13 @@ export interface VerdictV1 {
   context_plan?: ContextPlan;
 }
 
-export const NEGATIVE_SAVINGS: VerdictWarning = {
-  code: 'negative_savings',
-  severity: 'warning',
-  message: 'TOON output is larger than the source text for this input.',
-};
-export const LOSSY_APPLIED: VerdictWarning = {
-  code: 'lossy_applied',
-  severity: 'warning',
-  message: 'Output used semantic compression and is not lossless.',
-};
-export const TARGET_NOT_REACHED: VerdictWarning = {
-  code: 'target_not_reached',
-  severity: 'warning',
-  message: 'Target was not reached; the budget is probably below the retained semantic payload.',
-};
-export const BUDGET_REFUSED: VerdictWarning = {
-  code: 'budget_refused',
-  severity: 'warning',
-  message: 'The budget target cannot be reached losslessly and lossy output was not permitted.',
-  suggestion: 'Allow lossy output to compress semantically, or raise the target.',
-};
-/**
- * token_regression: the candidate saves characters but fewer than `min` real tokens. Severity warning,
- * so the decision policy (docs/engine.md#decision-policy) decides `review` (never `convert`) and safe_to_auto_apply is false; the figures are in `evidence`.
- */
-export function tokenRegressionWarning(source: number, toon: number, tokenizerName: string, min: number): VerdictWarning {
-  const saved = source - toon;
-  const n = Math.abs(saved);
-  const units = `${n} token${n === 1 ? '' : 's'}`;
-  const what = saved < 0 ? `costs ${units}` : saved === 0 ? 'saves no tokens' : `saves only ${units}`;
-  return {
-    code: 'token_regression',
-    severity: 'warning',
-    message: `TOON saves characters but ${what} in ${tokenizerName} (${source} → ${toon}).`,
-    suggestion: 'Keep this as markdown: the converted text would not be cheaper for a model to read.',
-    evidence: `${tokenizerName}: ${source} → ${toon} tokens (saving ${saved}, minimum ${min})`,
-  };
-}
-
-/** Coverage below this raises low_coverage (docs/engine.md#5-warnings). */
-export const LOW_COVERAGE_THRESHOLD = 0.7;
-
-export function lowCoverageWarning(ratio: number): VerdictWarning {
-  return {
-    code: 'low_coverage',
-    severity: WARNING_SEVERITY.low_coverage as 'warning',
-    message: `Output retains ~${Math.round(ratio * 100)}% of the source's content characters.`,
-    suggestion: 'Use lossless mode, or review what was dropped before trusting the savings.',
-  };
-}
+// The measurement warnings are their rules' (./rules); re-exported for the engine.
+export { NEGATIVE_SAVINGS } from './rules/negativeSavings';
+export { LOSSY_APPLIED } from './rules/lossyApplied';
+export { TARGET_NOT_REACHED } from './rules/targetNotReached';
+export { BUDGET_REFUSED } from './rules/budgetRefused';
+export { tokenRegressionWarning } from './rules/tokenRegression';
+export { LOW_COVERAGE_THRESHOLD, lowCoverageWarning } from './rules/lowCoverage';
 
 export interface VerdictInputs {
   schemaVersion: '1.0' | '1.1';

@@ -396,17 +396,3 @@ export function shiftWarning(w: VerdictWarning, charBase: number, lineBase: numb
     },
   };
 }
-
-/** Warning order on the wire: by code (registry order), then by position. */
-export const WARNING_ORDER = ['duplicate_rule', 'vague_rule', 'long_section', 'split_candidate', 'low_coverage', 'lossy_applied', 'negative_savings', 'target_not_reached', 'budget_refused', 'token_regression'];
-
-export function sortWarnings(ws: VerdictWarning[]): VerdictWarning[] {
-  const rank = (c: string) => {
-    const i = WARNING_ORDER.indexOf(c);
-    return i < 0 ? WARNING_ORDER.length : i;
-  };
-  return ws
-    .map((w, i) => ({ w, i }))
-    .sort((a, b) => rank(a.w.code) - rank(b.w.code) || (a.w.range?.char_start ?? Infinity) - (b.w.range?.char_start ?? Infinity) || a.i - b.i)
-    .map((x) => x.w);
-}

@@ -1,0 +1,33 @@
+/** token_regression: the candidate saves characters but not real tokens (ToonLens's own code; the registry is open). */
+import { CODES } from '../../codes';
+import type { VerdictWarning } from '../warnings';
+import type { MeasurementRule } from './types';
+
+export const tokenRegression: MeasurementRule = {
+  warning: 'token_regression',
+  scope: 'measurement',
+  severity: 'warning',
+  decides: 'review',
+  description: CODES['toon/token-regression'].description,
+  // No range of its own: on the heading line, as information (the verdict already says review).
+  diagnostic: { code: 'toon/token-regression', at: 'heading', severity: 'info', withSuggestion: false, tokenNote: true },
+};
+
+/**
+ * token_regression: the candidate saves characters but fewer than `min` real tokens. Severity warning, so the
+ * decision policy (docs/engine.md#decision-policy) decides `review` (never `convert`) and safe_to_auto_apply is
+ * false; the figures are in `evidence`.
+ */
+export function tokenRegressionWarning(source: number, toon: number, tokenizerName: string, min: number): VerdictWarning {
+  const saved = source - toon;
+  const n = Math.abs(saved);
+  const units = `${n} token${n === 1 ? '' : 's'}`;
+  const what = saved < 0 ? `costs ${units}` : saved === 0 ? 'saves no tokens' : `saves only ${units}`;
+  return {
+    code: 'token_regression',
+    severity: 'warning',
+    message: `TOON saves characters but ${what} in ${tokenizerName} (${source} → ${toon}).`,
+    suggestion: 'Keep this as markdown: the converted text would not be cheaper for a model to read.',
+    evidence: `${tokenizerName}: ${source} → ${toon} tokens (saving ${saved}, minimum ${min})`,
+  };
+}
