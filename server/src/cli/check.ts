@@ -129,7 +129,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
   const explicitConfig = args.config !== undefined ? readConfigFile(resolve(io.cwd, args.config)) : undefined;
   const reportedConfigs = new Set<string>();
   if (explicitConfig && explicitConfig.problems.length && /^cannot read/.test(explicitConfig.problems[0]!)) {
-    throw new CliError('input_not_found', `config file not found: ${args.config}`);
+    throw new CliError('input_not_found', `config file ${args.config}: ${explicitConfig.problems[0]!}`);
   }
   const configFor = (abs: string) => explicitConfig ?? configs.forFile(abs);
   const settings: CheckSettings = { maxFileSizeMB: args.maxFileSizeMB };

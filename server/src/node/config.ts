@@ -3,7 +3,8 @@
  * the project root — the first folder holding `.git`, or the workspace root when one is given, whichever
  * comes first. Cached per folder until {@link ConfigLoader.clear}.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { readRegularText } from './files';
 import { dirname, join, relative, sep } from 'node:path';
 import { CONFIG_FILE_NAME, EMPTY_CONFIG, isIgnored, parseConfig, type ToonLensConfig } from '../core/config';
 
@@ -19,14 +20,17 @@ export interface LoadedConfig {
 
 const NONE: LoadedConfig = Object.freeze({ config: EMPTY_CONFIG, problems: [] });
 
-/** Reads one config file (a read failure is a problem, not a throw). */
+/** A project config is a few lines of JSON; a larger file is refused rather than read. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * Reads one config file through the bounded reader (a read failure is a problem, not a throw): only a regular
+ * file within MAX_CONFIG_BYTES, so a FIFO, /dev/zero or a huge file ends in one line instead of a hang.
+ */
 export function readConfigFile(file: string): LoadedConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    return { file, dir: dirname(file), config: EMPTY_CONFIG, problems: [`cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`] };
-  }
+  const read = readRegularText(file, MAX_CONFIG_BYTES);
+  if (!read.ok) return { file, dir: dirname(file), config: EMPTY_CONFIG, problems: [`cannot read: ${read.reason}`] };
+  const text = read.text;
   const parsed = parseConfig(text);
   return { file, dir: dirname(file), config: parsed.config, problems: parsed.problems };
 }
