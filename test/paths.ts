@@ -3,6 +3,7 @@
  * beside it runs every test. The producer corpus (doc2toon's own verdicts and the markdown it ran on,
  * MIT, see fixtures/corpus/LICENSE.md) and the team's contract schemas were copied in once.
  */
+import { readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, resolve } from 'node:path';
 
@@ -15,3 +16,14 @@ export const CORPUS_DIR = join(FIXTURES, 'corpus', 'doc2toon');
 export const CORPUS_INPUTS = join(FIXTURES, 'corpus', 'doc2toon-inputs');
 /** The contracts as the team published them (upstream schemas; ours live in schemas/). */
 export const SPECS = join(FIXTURES, 'specs');
+
+/** Every `.ts` file below `dir` (sorted, depth first): the source trees the layout tests read. */
+export function tsSources(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...tsSources(p));
+    else if (name.endsWith('.ts')) out.push(p);
+  }
+  return out;
+}

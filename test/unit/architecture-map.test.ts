@@ -2,19 +2,10 @@
 // names exists: a new file without its line, a file listed twice or a line left behind by a move fails here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { REPO_ROOT } from '../paths';
+import { REPO_ROOT, tsSources } from '../paths';
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...sources(p));
-    else if (p.endsWith('.ts')) out.push(relative(REPO_ROOT, p).split('\\').join('/'));
-  }
-  return out;
-}
 
 /** The map's entries: each list line's leading `path`, in order (duplicates kept). */
 export function mapEntries(markdown: string): string[] {
@@ -40,7 +31,7 @@ export function mapProblems(entries: readonly string[], required: readonly strin
 
 test('ARCHITECTURE.md names every source file once, and only files that exist', () => {
   const entries = mapEntries(readFileSync(join(REPO_ROOT, 'ARCHITECTURE.md'), 'utf8'));
-  const required = ['server/src', 'client/src'].flatMap((d) => sources(join(REPO_ROOT, d)));
+  const required = ['server/src', 'client/src'].flatMap((d) => tsSources(join(REPO_ROOT, d)).map((p) => relative(REPO_ROOT, p).split('\\').join('/')));
   assert.ok(required.length > 50, 'found the sources');
   assert.deepEqual(mapProblems(entries, required, (p) => existsSync(join(REPO_ROOT, p))), []);
 });

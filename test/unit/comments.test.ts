@@ -3,19 +3,10 @@
 // measured figure goes stale with the next change while its constraint does not).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { REPO_ROOT } from '../paths';
+import { REPO_ROOT, tsSources } from '../paths';
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...sources(p));
-    else if (p.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
 
 /** A number directly followed by a unit, or a tracker reference (`#13`, `#14.10`, `issue 31`). */
 const FIGURE = /\b\d+(?:[.,]\d+)? ?(?:ms|MB|GB|KB|MiB)\b/;
@@ -37,7 +28,7 @@ test('the comment check catches figures and tracker numbers, not code or anchors
 
 test('production comments hold no measured figure and no tracker number', () => {
   const bad: string[] = [];
-  for (const file of ['server/src', 'client/src'].flatMap((d) => sources(join(REPO_ROOT, d)))) {
+  for (const file of ['server/src', 'client/src'].flatMap((d) => tsSources(join(REPO_ROOT, d)))) {
     readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
       if (badComment(line)) bad.push(`${relative(REPO_ROOT, file).split('\\').join('/')}:${i + 1}: ${line.trim()}`);
     });

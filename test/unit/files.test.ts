@@ -3,23 +3,14 @@
 // manifest) reading it rather than an extension list of its own.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileRole, isAgentFile, MARKDOWN_EXTENSIONS, PRE_COMMIT_FILES_PATTERN, WATCH_GLOB } from '../../server/src/core/files';
 import { run, type FileReport } from '../../server/src/cli/check';
 import type { CliIO } from '../../server/src/cli/io';
-import { REPO_ROOT } from '../paths';
+import { REPO_ROOT, tsSources } from '../paths';
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const n of readdirSync(dir).sort()) {
-    const p = join(dir, n);
-    if (statSync(p).isDirectory()) out.push(...sources(p));
-    else if (n.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
 
 describe('file roles', () => {
   test('markdown (with Cursor rules), TOON, JSON, the project config, and nothing else', () => {
@@ -68,7 +59,7 @@ describe('file roles', () => {
     // An extension alternation or a `.md`/`.toon`/`.mdc` suffix test outside core/files.ts is a second answer.
     const own = /\\\.\((?:json|md|markdown|mdc|toon)\||\\\.(?:md|markdown|mdc|toon)\$\/|endsWith\('\.(?:md|mdc|toon|markdown)'\)/;
     const offenders: string[] = [];
-    for (const f of [...sources(join(REPO_ROOT, 'server', 'src')), ...sources(join(REPO_ROOT, 'client', 'src'))]) {
+    for (const f of [...tsSources(join(REPO_ROOT, 'server', 'src')), ...tsSources(join(REPO_ROOT, 'client', 'src'))]) {
       if (f.endsWith(join('core', 'files.ts'))) continue;
       if (own.test(readFileSync(f, 'utf8'))) offenders.push(relative(REPO_ROOT, f));
     }

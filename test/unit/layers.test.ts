@@ -3,20 +3,11 @@
 // client/src have no import cycle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ESLint } from 'eslint';
-import { REPO_ROOT } from '../paths';
+import { REPO_ROOT, tsSources } from '../paths';
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...sources(p));
-    else if (p.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
 
 const ROOTS = ['server/src', 'client/src'].map((d) => join(REPO_ROOT, d));
 const rel = (p: string): string => relative(REPO_ROOT, p).split('\\').join('/');
@@ -35,7 +26,7 @@ function resolveImport(from: string, spec: string): string | undefined {
 
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of ROOTS.flatMap(sources)) {
+  for (const file of ROOTS.flatMap((r) => tsSources(r))) {
     const text = readFileSync(file, 'utf8');
     const deps: string[] = [];
     for (const m of text.matchAll(IMPORT)) {
