@@ -70,6 +70,7 @@ import { jsonCompletionFeature } from './features/json/completion';
 import { workspaceCheckFeature } from './features/project/workspaceCheck';
 import { pushAll } from './core/arrays';
 import { isCancellation, requestCancelled } from './lsp/timeSlice';
+import { commandArgsProblem } from './lsp/commandArgs';
 
 /** The feature modules, in the order their results are combined. */
 const FEATURES: FeatureModule[] = [
@@ -414,6 +415,8 @@ connection.onCompletion(async (params, token): Promise<CompletionList | null> =>
 });
 
 connection.onExecuteCommand(async (params, token) => {
+  const problem = commandArgsProblem(params.arguments);
+  if (problem) return new ResponseError(ErrorCodes.InvalidParams, `${params.command}: ${problem}`);
   for (const { name, feature } of instances) {
     const handler = feature.commands?.[params.command];
     if (!handler) continue;

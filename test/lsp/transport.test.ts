@@ -118,3 +118,33 @@ test('--stdio: a didOpen over 8 MB is read from the pipe, its body and message s
     await lsp.shutdown();
   }
 });
+
+test('--stdio: protocol edges — an endless Content-Length, an id nested 100,000 deep, a throwing $/cancelRequest, a mistyped command argument — each answered or dropped, and the server goes on answering', async () => {
+  const lsp = await LspHarness.start();
+  try {
+    const stdin = lsp.process.stdin!;
+    const raw = (body: string) => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const openOf = (name: string) => raw(JSON.stringify({ jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { uri: lsp.uri(name), languageId: 'json', version: 1, text: '{"schema_version": "verdict.v1"}' } } }));
+    // A header announcing more bytes than will ever come, then a document in the same write: it is still read.
+    stdin.write('Content-Length: 99999999999999\r\n\r\n{"jsonrpc":"2.0"' + openOf('a.verdict.json'));
+    await lsp.waitForDiagnostics(lsp.uri('a.verdict.json'), (d) => d.length > 0);
+    await lsp.waitForLog(/a message header inside \d+ bytes being skipped; reading resumes there/);
+    // An id no client could match, then a document in the same write.
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    stdin.write(raw(`{"jsonrpc":"2.0","id":${deep},"method":"textDocument/hover","params":{}}`) + openOf('b.verdict.json'));
+    await lsp.waitForDiagnostics(lsp.uri('b.verdict.json'), (d) => d.length > 0);
+    await lsp.waitForLog(/has an id that is neither a string nor a number; skipped/);
+    // A notification whose handler throws, then a document in the same write.
+    stdin.write(raw('{"jsonrpc":"2.0","method":"$/cancelRequest","params":null}') + openOf('c.verdict.json'));
+    await lsp.waitForDiagnostics(lsp.uri('c.verdict.json'), (d) => d.length > 0);
+    // A command argument of the wrong type: a clear InvalidParams answer, not a TypeError from the handler.
+    await assert.rejects(lsp.executeCommand('toonlens.applyAllAuto', [{ uri: 5 }]), (err: { code?: number; message?: string }) => {
+      assert.equal(err.code, -32602, String(err.message));
+      assert.match(String(err.message), /toonlens\.applyAllAuto: argument 1: "uri" must be a string, not number/);
+      return true;
+    });
+    assert.deepEqual(await lsp.executeCommand('toonlens.test.ping'), { pong: true });
+  } finally {
+    await lsp.shutdown();
+  }
+});

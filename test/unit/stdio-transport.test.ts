@@ -323,3 +323,49 @@ test('a real named pipe (FIFO) read through a socket with onread, and a file on 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a Content-Length no stream will ever fill ends at the next header: the message after it is delivered, however the bytes are split', () => {
+  const ok = { jsonrpc: '2.0', id: 1, method: 'ok' };
+  const bytes = Buffer.concat([Buffer.from('Content-Length: 99999999999999\r\n\r\n{"jsonrpc":"2.0","method":"x"}'), frame(json(ok)), frame(json({ jsonrpc: '2.0', method: 'after' }))]);
+  for (const step of [bytes.length, 1, 7, 64]) {
+    const { messages, logs, feed } = reader();
+    for (let i = 0; i < bytes.length; i += step) feed(Buffer.from(bytes.subarray(i, i + step)));
+    assert.deepEqual(messages, [ok, { jsonrpc: '2.0', method: 'after' }], `chunks of ${step}`);
+    assert.ok(logs.some((l) => /a message of 99999999999999 bytes skipped/.test(l)), logs.join('\n'));
+    assert.ok(logs.some((l) => /a message header inside \d+ bytes being skipped; reading resumes there/.test(l)), logs.join('\n'));
+  }
+  // A skipped body that merely mentions the header in a JSON string (no raw line break after it) is skipped whole.
+  const mention = json({ jsonrpc: '2.0', method: 'm', params: { text: 'Content-Length: 12\r\n\r\n' } });
+  const b = reader({ maxBodyBytes: 60 });
+  b.feed(Buffer.concat([frame(mention), frame(json(ok))]));
+  assert.deepEqual(b.messages, [ok]);
+  assert.equal(b.logs.length, 1, b.logs.join('\n'));
+});
+
+test('a message handler that throws loses that message only: the rest of the chunk is still delivered', () => {
+  const logs: string[] = [];
+  const got: unknown[] = [];
+  const r = new StdioMessageReader(new PassThrough(), (l) => logs.push(l));
+  r.listen((m) => {
+    if ((m as { method?: string }).method === '$/cancelRequest') throw new TypeError("Cannot read properties of null (reading 'id')");
+    got.push(m);
+  });
+  const next = { jsonrpc: '2.0', id: 2, method: 'next' };
+  r.onData(Buffer.concat([frame(json({ jsonrpc: '2.0', method: '$/cancelRequest', params: null })), frame(json(next))]));
+  assert.deepEqual(got, [next]);
+  assert.match(logs.join('\n'), /handling a message failed \(Cannot read properties of null/);
+});
+
+test('ids and methods of the wrong type (an id nested 100,000 deep, a numeric method) are dropped with a log line; the next message is read', () => {
+  const { messages, logs, feed } = reader();
+  const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+  const ok = { jsonrpc: '2.0', id: 'a', method: 'ok' };
+  feed(Buffer.concat([
+    frame(Buffer.from(`{"jsonrpc":"2.0","id":${deep},"method":"textDocument/hover","params":{}}`)),
+    frame(json({ jsonrpc: '2.0', id: 3, method: 7 })),
+    frame(json(ok)),
+  ]));
+  assert.deepEqual(messages, [ok]);
+  assert.match(logs[0]!, /has an id that is neither a string nor a number; skipped/);
+  assert.match(logs[1]!, /has a method that is not a string; skipped/);
+});

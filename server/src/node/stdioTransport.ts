@@ -19,6 +19,10 @@
  * unknown charset, a body that is not JSON, a header longer than the header limit, a body larger than the longest
  * string V8 can hold — each gets one log line, the bytes are skipped, and reading goes on with the next
  * header (a header preceded by garbage is found by its `Content-Length:`).
+ * A skip never trusts the length it was given: a `Content-Length: <digits>` line met inside the skipped bytes
+ * ends the skip and is read as the next header (valid JSON never holds that line, a raw line break inside a
+ * string being invalid), so a header announcing more bytes than will ever come cannot stall the server.
+ * A message handler that throws loses that message only, never the bytes after it.
  */
 import { constants as bufferConstants, isAscii } from 'node:buffer';
 import { fstatSync } from 'node:fs';
@@ -30,6 +34,9 @@ import { collectGarbage, fullGcStats } from './fullGc';
 import { memoryMark } from '../testing/memoryTrace';
 
 const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
+const LENGTH_MARKER = Buffer.from('Content-Length:', 'latin1');
+/** Bytes kept from the end of a skipped stretch, so a header split across two chunks is still found. */
+const SKIP_TAIL_BYTES = 64;
 const MAX_HEADER_BYTES = 64 * 1024;
 /** The reusable buffer reads from a pipe land in (when they do not go straight into a body). */
 const READ_BUFFER_BYTES = 64 * 1024;
@@ -200,6 +207,8 @@ export class StdioMessageReader extends AbstractMessageReader {
   private decode: Decode = utf8Decode;
   /** Bytes still to skip of a body that is not decoded (too large, unknown charset). */
   private skip = 0;
+  /** The last bytes skipped (at most {@link SKIP_TAIL_BYTES}), searched with the next chunk for a header. */
+  private skipTail: Buffer | undefined;
   private readonly maxHeaderBytes: number;
   private readonly maxBodyBytes: number;
 
@@ -328,13 +337,21 @@ export class StdioMessageReader extends AbstractMessageReader {
     this.body = undefined;
     this.direct = undefined;
     this.skip = 0;
+    this.skipTail = undefined;
   }
 
   /** Consumes bytes of `chunk` from `at`; returns where the next step starts. */
   private step(chunk: Buffer, at: number): number {
     if (this.skip > 0) {
       const n = Math.min(this.skip, chunk.length - at);
+      const resumed = this.headerInSkip(chunk, at, at + n);
+      if (resumed !== undefined) return resumed;
       this.skip -= n;
+      if (this.skip === 0) this.skipTail = undefined;
+      else {
+        const kept = this.skipTail && n < SKIP_TAIL_BYTES ? Buffer.concat([this.skipTail, chunk.subarray(at, at + n)]) : chunk.subarray(at, at + n);
+        this.skipTail = Buffer.from(kept.subarray(Math.max(0, kept.length - SKIP_TAIL_BYTES)));
+      }
       return at + n;
     }
     if (this.body) {
@@ -345,6 +362,36 @@ export class StdioMessageReader extends AbstractMessageReader {
       return at + n;
     }
     return this.readHeader(chunk, at);
+  }
+
+  /**
+   * Where reading resumes when a `Content-Length: <digits>` line starts inside the stretch `chunk[from, to)`
+   * being skipped (or in the kept tail of the stretch before it): the skip ends there with a log line, and the
+   * header is read from that point. Undefined when there is none.
+   */
+  private headerInSkip(chunk: Buffer, from: number, to: number): number | undefined {
+    const tail = this.skipTail;
+    if (tail) {
+      const joined = Buffer.concat([tail, chunk.subarray(from, Math.min(chunk.length, from + SKIP_TAIL_BYTES))]);
+      for (let i = joined.indexOf(LENGTH_MARKER); i >= 0 && i < tail.length; i = joined.indexOf(LENGTH_MARKER, i + 1)) {
+        if (lengthLineAt(joined, i) !== true) continue;
+        this.endSkip();
+        this.header = Buffer.from(tail.subarray(i));
+        return from;
+      }
+    }
+    for (let i = chunk.indexOf(LENGTH_MARKER, from); i >= 0 && i < to; i = chunk.indexOf(LENGTH_MARKER, i + 1)) {
+      if (lengthLineAt(chunk, i) !== true) continue;
+      this.endSkip();
+      return i;
+    }
+    return undefined;
+  }
+
+  private endSkip(): void {
+    this.log(`transport: a message header inside ${this.skip} bytes being skipped; reading resumes there`);
+    this.skip = 0;
+    this.skipTail = undefined;
   }
 
   private readHeader(chunk: Buffer, at: number): number {
@@ -428,8 +475,17 @@ export class StdioMessageReader extends AbstractMessageReader {
       this.held = undefined;
     }
     const message = this.parse(text, length);
-    if (message) this.callback?.(message);
+    if (message) this.deliver(message);
     if (traced) memoryMark('reader: message delivered');
+  }
+
+  /** Hands a message to the connection; a handler that throws costs that message, not the bytes after it. */
+  private deliver(message: Message): void {
+    try {
+      this.callback?.(message);
+    } catch (err) {
+      this.log(`transport: handling a message failed (${err instanceof Error ? err.message.slice(0, 200) : String(err)}); the message is dropped`);
+    }
   }
 
   /**
@@ -464,7 +520,7 @@ export class StdioMessageReader extends AbstractMessageReader {
       collectGarbage();
       if (message) {
         memoryMark(`reader: collected (${fullGcStats.collections} collections, ${fullGcStats.ms.toFixed(1)} ms in all)`);
-        this.callback?.(message);
+        this.deliver(message);
         memoryMark('reader: message delivered');
       }
     } catch (err) {
@@ -492,6 +548,18 @@ export class StdioMessageReader extends AbstractMessageReader {
       this.log(`transport: a message of ${length} bytes is not a JSON-RPC object; skipped`);
       return undefined;
     }
+    // JSON-RPC ids are strings, numbers or null; any other id (a nested array, an object) has no answer a client
+    // could match, and echoing it back would serialise whatever depth it has.
+    const id = (message as { id?: unknown }).id;
+    if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number') {
+      this.log(`transport: a message of ${length} bytes has an id that is neither a string nor a number; skipped`);
+      return undefined;
+    }
+    const method = (message as { method?: unknown }).method;
+    if (method !== undefined && typeof method !== 'string') {
+      this.log(`transport: a message of ${length} bytes has a method that is not a string; skipped`);
+      return undefined;
+    }
     return message;
   }
 
@@ -514,6 +582,19 @@ export class StdioMessageReader extends AbstractMessageReader {
     }
     if (!this.paused) this.source?.resume();
   }
+}
+
+/**
+ * Whether `buf[i]` starts a `Content-Length:` line with a decimal length and its line break: true, false, or
+ * undefined when `buf` ends before that can be told.
+ */
+function lengthLineAt(buf: Buffer, i: number): boolean | undefined {
+  let j = i + LENGTH_MARKER.length;
+  while (j < buf.length && buf[j] === 0x20) j++;
+  const digits = j;
+  while (j < buf.length && j - digits <= 15 && buf[j]! >= 0x30 && buf[j]! <= 0x39) j++;
+  if (j + 1 >= buf.length) return undefined;
+  return j > digits && j - digits <= 15 && buf[j] === 0x0d && buf[j + 1] === 0x0a;
 }
 
 /** Whether `fd` is a pipe or a socket (what an editor's `spawn` gives a server's stdin), not a file or a TTY. */
