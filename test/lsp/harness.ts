@@ -14,6 +14,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../../server/src/protocol/launch';
 import {
   ApplyWorkspaceEditRequest,
@@ -489,33 +490,24 @@ function guessLanguage(uri: string): string {
   return 'plaintext';
 }
 
-/** Offset of an LSP position in a text (UTF-16, \n or \r\n line breaks). */
+/**
+ * Offset of an LSP position in a text, as an editor computes it: UTF-16, and "\n", "\r\n" and a lone "\r"
+ * each end a line (the LSP base protocol), through the same TextDocument model VS Code's servers use.
+ */
 export function offsetAt(text: string, pos: Position): number {
-  let line = 0;
-  let i = 0;
-  while (line < pos.line && i < text.length) {
-    const nl = text.indexOf('\n', i);
-    if (nl < 0) return text.length;
-    i = nl + 1;
-    line++;
-  }
-  let end = text.indexOf('\n', i);
-  if (end < 0) end = text.length;
-  if (end > i && text.charCodeAt(end - 1) === 13) end--;
-  return Math.min(i + pos.character, end);
+  return TextDocument.create('inmemory://offsets', 'plaintext', 0, text).offsetAt(pos);
 }
 
-/** The LSP position of an offset. */
+/** The LSP position of an offset in a text (line breaks as in {@link offsetAt}). */
 export function positionAt(text: string, offset: number): Position {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length - 1;
-  return { line, character: offset - (before.lastIndexOf('\n') + 1) };
+  return TextDocument.create('inmemory://offsets', 'plaintext', 0, text).positionAt(offset);
 }
 
 /** Applies non-overlapping text edits (as a client would). */
 export function applyTextEdits(text: string, edits: TextEdit[]): string {
+  const doc = TextDocument.create('inmemory://edits', 'plaintext', 0, text);
   const spans = edits
-    .map((e) => ({ start: offsetAt(text, e.range.start), end: offsetAt(text, e.range.end), newText: e.newText }))
+    .map((e) => ({ start: doc.offsetAt(e.range.start), end: doc.offsetAt(e.range.end), newText: e.newText }))
     .sort((a, b) => b.start - a.start || b.end - a.end);
   let out = text;
   let lastStart = Infinity;

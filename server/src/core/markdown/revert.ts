@@ -6,7 +6,7 @@
 import { sha256Hex } from '../agentJson/report/text';
 import type { ToonFence } from '../toon/fences';
 import { renderToonAsMarkdown } from './engine';
-import { trimTrailingLineBreaks } from './text';
+import { lineBreakAfter, lineStartAt, trimTrailingLineBreaks } from './text';
 
 /** One converted section: what stood where the fence (and the heading before it) now stands. */
 export interface OriginalRecord {
@@ -38,7 +38,7 @@ export function originalRecordFor(sliceText: string, headingEndRel: number, cand
 
 /** Offsets of a fence's whole extent: from its opening line's start to the end of its closing line (before the line break). */
 export function fenceExtent(text: string, f: ToonFence): { start: number; end: number } {
-  const start = text.lastIndexOf('\n', f.infoStart - 1) + 1;
+  const start = lineStartAt(text, f.infoStart);
   let end = f.contentEnd;
   if (f.closed) {
     while (end < text.length && text[end] !== '\n' && text[end] !== '\r') end++;
@@ -69,10 +69,11 @@ export function revertEdit(text: string, at: { fence: ToonFence; start: number; 
   }
   let rendered = trimTrailingLineBreaks(renderToonAsMarkdown(at.fence.content));
   let start = at.start;
-  const prevEnd = start - 1;
+  // The line before the fence, without its line break ("\r\n", "\n" or a lone "\r").
+  const prevEnd = start >= 2 && text.charCodeAt(start - 1) === 10 && text.charCodeAt(start - 2) === 13 ? start - 2 : start - 1;
   if (prevEnd > 0) {
-    const prevStart = text.lastIndexOf('\n', prevEnd - 1) + 1;
-    const prevLine = text.slice(prevStart, prevEnd).replace(/\r$/, '');
+    const prevStart = lineStartAt(text, prevEnd);
+    const prevLine = text.slice(prevStart, prevEnd);
     const firstRendered = rendered.split('\n', 1)[0]!;
     if (/^#{1,6}(\s|$)/.test(prevLine) && prevLine.trim() === firstRendered.trim()) start = prevStart;
     // A section's fence holds its body: the heading line stays, and a blank line separates it from the body again.
@@ -81,8 +82,8 @@ export function revertEdit(text: string, at: { fence: ToonFence; start: number; 
   // The fence's own line breaks (Convert writes the section's): a CRLF fence reverts to CRLF markdown. (Read at the
   // fence, not in the text before it: a scan of the text up to each fence made every lens request linear in the
   // document's size per fence.)
-  const nl = text.indexOf('\n', at.start);
-  if (nl > 0 && nl < at.end && text.charCodeAt(nl - 1) === 13) rendered = rendered.replace(/\r?\n/g, '\r\n');
+  const eol = lineBreakAfter(text, at.start);
+  if (eol !== undefined && eol !== '\n') rendered = rendered.replace(/\n/g, eol);
   return { start, end: at.end, newText: rendered, kind: 'canonical' };
 }
 

@@ -42,6 +42,27 @@ export function trimTrailingLineBreaks(s: string): string {
   return trimEndWhile(s, (c) => c === 10 || c === 13);
 }
 
+/** Offset of the start of the line holding `offset`: "\n", "\r\n" and a lone "\r" each end a line (as in LSP). */
+export function lineStartAt(text: string, offset: number): number {
+  let i = offset;
+  while (i > 0) {
+    const c = text.charCodeAt(i - 1);
+    if (c === 10 || c === 13) break;
+    i--;
+  }
+  return i;
+}
+
+/** The line break of the line holding `offset` ("\n", "\r\n" or "\r"), or undefined on the last line. */
+export function lineBreakAfter(text: string, offset: number): '\n' | '\r\n' | '\r' | undefined {
+  for (let i = offset; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) return '\n';
+    if (c === 13) return text.charCodeAt(i + 1) === 10 ? '\r\n' : '\r';
+  }
+  return undefined;
+}
+
 const isTerminator = (c: number) => c === 46 /* . */ || c === 33 /* ! */ || c === 63; /* ? */
 
 /**
