@@ -1,8 +1,9 @@
-// Issue #14 over real LSP (dist/server.js over stdio): the apply commands never send a WorkspaceEdit that
+// Over real LSP (dist/server.js over stdio): the apply commands never send a WorkspaceEdit that
 // writes into a .git or outside the workspace (symlinked folders, dangling symlinks), edits to an
 // unopened file with a BOM are positioned as the editor sees the file, a FIFO target gets a diagnostic
 // (not a hang), and a hostile glob in the settings does not hang the server.
 import { after, describe, test } from 'node:test';
+import { chmodSync, linkSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import type { TextDocumentEdit } from 'vscode-languageserver-protocol';
 import { LspHarness } from './harness';
@@ -20,7 +21,7 @@ function repo() {
 
 type Outcome = { applied: boolean; message: string; skipped?: { entryIndex: number; reason: string }[] };
 
-describe('report apply commands over LSP (#14.2, #14.4, #14.6)', () => {
+describe('report apply commands over LSP', () => {
   test('move-to-archive into .git through a symlinked folder, a nested repo, a dangling symlink: nothing sent', async () => {
     const { ws } = repo();
     const text = ws.read('docs/a.md');
@@ -39,6 +40,31 @@ describe('report apply commands over LSP (#14.2, #14.4, #14.6)', () => {
       assert.equal(all.applied, false, all.message);
       assert.equal(h.appliedEdits.length, 0, 'no WorkspaceEdit was sent');
     } finally {
+      await h.shutdown();
+    }
+  });
+
+  test('a read-only target and a hard-linked one: no WorkspaceEdit is sent (what the CLI refuses, the editor is not asked to write)', async () => {
+    const { ws } = repo();
+    ws.write('docs/ro.md', 'line one\nline two\n');
+    ws.write('docs/hl.md', 'line one\nline two\n');
+    chmodSync(ws.path('docs/ro.md'), 0o444);
+    linkSync(ws.path('docs/hl.md'), ws.path('docs/hl-twin.md'));
+    const text = ws.read('docs/ro.md');
+    const edit = (file: string) => deterministicEntry(file, { kind: 'replace-text', expected_sha256: sha(text), anchor: { start_line: 1, end_line: 1 }, match: 'one', replacement: 'ONE' });
+    ws.write('hygiene.report.json', JSON.stringify(makeReport([edit('docs/ro.md'), edit('docs/hl.md')]), null, 2));
+    const h = await LspHarness.start({ workspaceDir: ws.root });
+    try {
+      const reportFsPath = ws.path('hygiene.report.json');
+      const ro = (await h.executeCommand('toonlens.applyEdit', [{ reportFsPath, entryIndex: 0, tier: 'auto' }])) as Outcome;
+      assert.equal(ro.applied, false, ro.message);
+      assert.match(ro.message, /ro\.md is read-only; not changed/);
+      const hl = (await h.executeCommand('toonlens.applyEdit', [{ reportFsPath, entryIndex: 1, tier: 'auto' }])) as Outcome;
+      assert.equal(hl.applied, false, hl.message);
+      assert.match(hl.message, /hl\.md has 2 hard links; not changed/);
+      assert.equal(h.appliedEdits.length, 0, 'no WorkspaceEdit was sent');
+    } finally {
+      chmodSync(ws.path('docs/ro.md'), 0o644);
       await h.shutdown();
     }
   });

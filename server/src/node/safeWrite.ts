@@ -418,7 +418,11 @@ export function removeMadeDir(rootReal: string, dirReal: string): void {
  * there — a dangling symlink included — is refused. Returns the verified real path to address
  * (the file's real path when it exists, else its real folder + name), or a one-line reason.
  */
-export function verifyWriteTarget(rootReal: string, absPath: string, opts: { mustNotExist?: boolean; followFinalSymlink?: boolean } = {}): { ok: true; real: string } | { ok: false; reason: string } {
+export function verifyWriteTarget(
+  rootReal: string,
+  absPath: string,
+  opts: { mustNotExist?: boolean; followFinalSymlink?: boolean; /** its content is replaced (an edit): hard links refused too */ replacesContent?: boolean } = {},
+): { ok: true; real: string } | { ok: false; reason: string } {
   const name = nodePath.basename(absPath);
   if (isGitSegment(name)) return { ok: false, reason: `${absPath} is inside .git (repository internals are never edited)` };
   let st: fs.Stats | undefined;
@@ -434,6 +438,9 @@ export function verifyWriteTarget(rootReal: string, absPath: string, opts: { mus
   if (where.real !== undefined) {
     const t = fs.statSync(where.real);
     if (!t.isFile()) return { ok: false, reason: `${absPath} is ${describeEntryType(entryTypeOfStats(t))}, not a regular file` };
+    // What the CLI's writer refuses, the editor is not asked to do either.
+    if ((t.mode & 0o222) === 0) return { ok: false, reason: `${absPath} is read-only; not changed` };
+    if (opts.replacesContent && t.nlink > 1) return { ok: false, reason: `${absPath} has ${t.nlink} hard links; not changed (writing it would change every name, possibly outside the workspace)` };
     return { ok: true, real: where.real };
   }
   return { ok: true, real: nodePath.join(where.existingReal, ...where.missing) };

@@ -107,12 +107,13 @@ export function toWorkspaceEdit(ctx: FeatureContext, changes: readonly FileChang
  * Re-checks, at the moment the WorkspaceEdit is built, every path it will write: the real location (every
  * component resolved) inside the workspace folder holding it, outside every git directory, never through
  * a dangling symlink; creates and rename destinations must not exist (not even as a dangling symlink);
- * deleted and moved files must be regular files, not symlinks. Returns each path's verified real path
+ * deleted and moved files must be regular files, not symlinks; nothing read-only, and no edit of a file with
+ * several hard links (what the CLI's writer refuses). Returns each path's verified real path
  * (what the edit then addresses), or the first reason to send nothing at all.
  */
 export function verifyWorkspaceEditTargets(ctx: FeatureContext, changes: readonly FileChange[]): Map<string, string> | string {
   const out = new Map<string, string>();
-  const check = (absPath: string, opts: { mustNotExist?: boolean; followFinalSymlink?: boolean }): string | undefined => {
+  const check = (absPath: string, opts: { mustNotExist?: boolean; followFinalSymlink?: boolean; replacesContent?: boolean }): string | undefined => {
     const root = ctx.workspaceRootOf(pathToFileURL(absPath).toString());
     const rootReal = root ? realRoot(root) : undefined;
     if (!rootReal) return `${absPath} is not inside a workspace folder; nothing applied`;
@@ -124,7 +125,7 @@ export function verifyWorkspaceEditTargets(ctx: FeatureContext, changes: readonl
   for (const c of changes) {
     const why =
       c.type === 'edit'
-        ? check(c.absPath, { followFinalSymlink: true })
+        ? check(c.absPath, { followFinalSymlink: true, replacesContent: true })
         : c.type === 'create'
           ? check(c.absPath, { mustNotExist: true })
           : c.type === 'delete'
