@@ -111,7 +111,7 @@ export async function editLenses(lsp: LspHarness, uri: string, text: string, lat
 
 /** Opens the document in a fresh server: didOpen → lenses (cold), then `1 + later` one-character edits, each → lenses. */
 async function editRun(text: string, later: number, points: EditPoints): Promise<EditRun> {
-  const lsp = await LspHarness.start({ resolvesLenses: true });
+  const lsp = await LspHarness.start({ resolvesLenses: true, settings: { codeLens: { sections: 'all' } } });
   try {
     const t0 = performance.now();
     const uri = lsp.open('doc.md', text);
@@ -130,7 +130,7 @@ async function editRun(text: string, later: number, points: EditPoints): Promise
  * document open (its lenses answered); after the same `1 + later` edits as the timed runs. Each read idle.
  */
 async function memoryRun(text: string, later: number, points: EditPoints): Promise<MemoryRun> {
-  const lsp = await LspHarness.start({ resolvesLenses: true });
+  const lsp = await LspHarness.start({ resolvesLenses: true, settings: { codeLens: { sections: 'all' } } });
   try {
     const idle = (await idleRSS(lsp)).rss;
     const small = lsp.open('warm.md', SMALL);

@@ -14,7 +14,7 @@ import { row, sample, timePair, type BenchRow } from './stats';
 export function lensesCold(text: string): number {
   const cache = new EngineCache();
   const doc = TextDocument.create('file:///bench/doc.md', 'markdown', 1, text);
-  return markdownCodeLenses(doc, cache.plan(doc.getText()), 0).length;
+  return markdownCodeLenses(doc, cache.plan(doc.getText()), { minSavingsPct: 0, sections: 'all' }).length;
 }
 
 /** Offsets of `count` distinct one-character edit points, each inside the body of a different section in the middle of the document. */
@@ -48,7 +48,7 @@ export async function markdownRows(input: Input, runs: number, log: (s: string) 
   // Warm: one cache and one TextDocument primed with the text; every run edits another section.
   const cache = new EngineCache();
   let doc = TextDocument.create('file:///bench/doc.md', 'markdown', 1, text);
-  markdownCodeLenses(doc, cache.plan(doc.getText()), 0);
+  markdownCodeLenses(doc, cache.plan(doc.getText()), { minSavingsPct: 0, sections: 'all' });
   const at = points(text, runs + 1);
   const edits: number[] = [];
   let shift = 0;
@@ -56,7 +56,7 @@ export async function markdownRows(input: Input, runs: number, log: (s: string) 
     const pos = doc.positionAt(at[i]! + shift);
     const t0 = performance.now();
     doc = TextDocument.update(doc, [{ range: { start: pos, end: pos }, text: 'x' }], doc.version + 1);
-    const lenses = markdownCodeLenses(doc, cache.plan(doc.getText()), 0);
+    const lenses = markdownCodeLenses(doc, cache.plan(doc.getText()), { minSavingsPct: 0, sections: 'all' });
     const dt = performance.now() - t0;
     shift += 1;
     if (lenses.length !== n) throw new Error(`a one-character edit changed the lens count (${n} → ${lenses.length})`);

@@ -2,7 +2,7 @@
 // workspace/executeCommand; the server asks for confirmations and sends the status-bar text per document.
 // No rule, measurement, hashing or format knowledge lives here.
 import * as path from 'node:path';
-import { commands, Position, Selection, StatusBarAlignment, Uri, window, workspace, type ExtensionContext, type StatusBarItem } from 'vscode';
+import { commands, EventEmitter, Position, Selection, StatusBarAlignment, Uri, ViewColumn, window, workspace, type ExtensionContext, type StatusBarItem } from 'vscode';
 import {
   ExecuteCommandRequest,
   LanguageClient,
@@ -18,11 +18,13 @@ import {
   DEFAULT_MARKDOWN_LANGUAGES,
   FORWARDED_COMMANDS,
   MARKDOWN_FILE_PATTERNS,
+  PLAN_VIEW_SCHEME,
   WATCH_GLOB,
   STATUS_NOTIFICATION,
   TRUST_GRANTED_NOTIFICATION,
   type ActiveEditorArg,
   type ConfirmParams,
+  type PlanSummary,
   type StatusParams,
   type ToonLensInitializationOptions,
 } from '../../server/src/protocol/commands';
@@ -112,6 +114,8 @@ export interface ToonLensApi {
 }
 
 let statusVisible = false;
+/** Fired when a plan view is asked for again, so VS Code re-reads its content. */
+const planViewChanged = new EventEmitter<Uri>();
 
 export async function activate(context: ExtensionContext): Promise<ToonLensApi> {
   const status = window.createStatusBarItem('toonlens.status', StatusBarAlignment.Right, 100);
@@ -124,7 +128,7 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
   setLanguagesContext();
 
   for (const command of FORWARDED_COMMANDS) {
-    if (command === COMMANDS.showVerdict) continue;
+    if (command === COMMANDS.showVerdict || command === COMMANDS.showPlan) continue;
     context.subscriptions.push(
       commands.registerCommand(command, async (...args: unknown[]) => {
         // Check Workspace needs no editor; the others act on the active editor's cursor.
@@ -151,6 +155,23 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
       }
       await commands.executeCommand('editor.action.showHover');
     }),
+    commands.registerCommand(COMMANDS.showPlan, async (arg?: { uri?: string }) => {
+      const uri = arg?.uri ?? window.activeTextEditor?.document.uri.toString();
+      if (!uri) return;
+      const name = Uri.parse(uri).path.split('/').pop() ?? 'document';
+      const view = Uri.from({ scheme: PLAN_VIEW_SCHEME, path: `/${name} (TOON plan).md`, query: uri });
+      planViewChanged.fire(view);
+      await window.showTextDocument(await workspace.openTextDocument(view), { viewColumn: ViewColumn.Beside, preview: true, preserveFocus: true });
+    }),
+    workspace.registerTextDocumentContentProvider(PLAN_VIEW_SCHEME, {
+      onDidChange: planViewChanged.event,
+      async provideTextDocumentContent(view) {
+        // UI only: the server renders the plan; the view shows its answer.
+        const summary = (await client?.sendRequest(ExecuteCommandRequest.type, { command: COMMANDS.showPlan, arguments: [{ uri: view.query }] })) as PlanSummary | null | undefined;
+        return summary?.markdown ?? 'ToonLens has no plan for this document (it is closed, too large, or not markdown).\n';
+      },
+    }),
+    planViewChanged,
     commands.registerCommand(CLIENT_COMMANDS.showOutput, () => client?.outputChannel.show(true)),
     commands.registerCommand(CLIENT_COMMANDS.restartServer, () => restart(context, status)),
   );

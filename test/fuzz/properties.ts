@@ -215,7 +215,7 @@ function markdownProperty(stats: Stats, huge: boolean) {
     timed(stats, text.length, 'markdown lenses + diagnostics', () => {
       const plan = engine.plan(text);
       const doc = TextDocument.create('file:///fuzz/doc.md', 'markdown', 1, text);
-      const lenses = markdownCodeLenses(doc, plan, minPct);
+      const lenses = markdownCodeLenses(doc, plan, { minSavingsPct: minPct, sections: 'all' });
       const fences = toonFenceDiagnostics(text);
       const warnings = sectionWarningDiagnostics(plan, text);
       assertDiagnostics(fences, text.length, 'toonFenceDiagnostics');

@@ -23,7 +23,7 @@ describe('normalizeSettings', () => {
     const s = normalizeSettings({ maxFileSizeMB: -1, documentKinds: { 'a/*.json': 'verdict', 'b/*.json': 'nope', c: 3 }, codeLens: 'yes' });
     assert.equal(s.maxFileSizeMB, 50);
     assert.deepEqual(s.documentKinds, { 'a/*.json': 'verdict' });
-    assert.deepEqual(s.codeLens, { enabled: true, minSavingsPct: 0 });
+    assert.deepEqual(s.codeLens, { enabled: true, minSavingsPct: 0, sections: 'convert' });
     assert.deepEqual(normalizeSettings([1, 2]), DEFAULT_SETTINGS);
   });
 });

@@ -366,6 +366,15 @@ export class LspHarness {
     );
   }
 
+  /** Waits until the latest status-bar notification for `uri` satisfies `predicate`. */
+  waitForStatus(uri: string, predicate: (p: { text: string; tooltip?: string }) => boolean, timeoutMs = 15_000): Promise<{ text: string; tooltip?: string }> {
+    const latest = () => (this.statusNotifications as { uri?: string; text: string; tooltip?: string }[]).filter((p) => p.uri === uri).at(-1);
+    return this.waitFor(() => {
+      const p = latest();
+      return p && predicate(p) ? p : undefined;
+    }, timeoutMs, () => `a status for ${uri}; last: ${JSON.stringify(latest())}`);
+  }
+
   /** Waits until the server logged a message matching `re`. */
   waitForLog(re: RegExp, timeoutMs = 5000): Promise<LogMessageParams> {
     return this.waitFor(() => this.logs.find((l) => re.test(l.message)), timeoutMs, () => `a log matching ${re}; logs: ${this.logs.map((l) => l.message).join(' | ')}`);

@@ -28,7 +28,8 @@ describe('markdown over LSP', () => {
     await h.shutdown();
   });
 
-  test('a verdict lens per section worth one, an action lens per convert verdict, plus the plan lens', async () => {
+  test('codeLens.sections "all": a verdict lens per section worth one, an action lens per convert verdict, plus the plan lens', async () => {
+    await h.setSettings({ codeLens: { enabled: true, sections: 'all' } });
     const uri = h.openFile('AGENTS.md', AGENTS, 'markdown');
     const lenses = (await h.codeLenses(uri)) ?? [];
     const plan = planDocument(AGENTS);
@@ -55,6 +56,43 @@ describe('markdown over LSP', () => {
     const converts = measured.filter((s) => s.action === 'convert').length;
     assert.match(top[0]!.command!.title, new RegExp(`${converts} of ${measured.length} sections convert`));
     assert.equal(lenses.some((l) => l.command?.title === 'Convert all recommended sections'), plan.verdict.context_plan!.safe_to_auto_apply);
+    await h.setSettings({});
+    h.close(uri);
+  });
+
+  test('by default only sections where converting helps get lenses; every heading keeps its hover; the plan lens opens the whole plan', async () => {
+    const uri = h.openFile('default-lenses.md', AGENTS, 'markdown');
+    const lenses = (await h.codeLenses(uri)) ?? [];
+    const plan = planDocument(AGENTS);
+    const converting = plan.sections.filter((s) => s.verdict && s.action === 'convert');
+    const kept = plan.sections.filter((s) => s.verdict && s.action !== 'convert' && s.slice.kind === 'section');
+    assert.ok(converting.length > 0 && kept.length > 0, 'the fixture has both kinds of section');
+    const sectionLines = new Set(lenses.filter((l) => l.range.start.line > 0).map((l) => l.range.start.line));
+    assert.deepEqual([...sectionLines].sort((a, b) => a - b), converting.map((s) => positionAt(AGENTS, s.slice.charStart).line).filter((l) => l > 0));
+    for (const s of kept) {
+      const line = positionAt(AGENTS, s.slice.charStart).line;
+      assert.match(hoverText(await h.hover(uri, { line, character: 3 })), /verdict `/, `a hover on the lens-less heading at line ${line}`);
+    }
+    const top = lenses.find((l) => l.range.start.line === 0 && /^TOON plan:/.test(l.command?.title ?? ''))!;
+    assert.equal(top.command!.command, 'toonlens.showPlan');
+    assert.doesNotMatch(top.command!.title, /chars/, 'the plan lens is short: the characters are in its tooltip');
+    assert.match(top.command!.tooltip!, /chars.*Click to open the whole plan/);
+    const summary = (await h.executeCommand(top.command!.command, top.command!.arguments)) as { title: string; markdown: string };
+    assert.equal(summary.title, 'TOON plan: default-lenses.md');
+    for (const s of plan.sections.filter((x) => x.verdict)) assert.ok(summary.markdown.includes(`| ${s.slice.lineStart} |`), `a row for line ${s.slice.lineStart}`);
+    assert.match(summary.markdown, new RegExp(`${converting.length} of ${plan.sections.filter((x) => x.verdict).length} sections convert`));
+    h.close(uri);
+  });
+
+  test('after Convert all the plan lens and the status bar say the document is converted, not "keep markdown"', async () => {
+    const plan = planDocument(AGENTS);
+    const uri = h.openFile('converted-status.md', plan.hybrid, 'markdown');
+    const lenses = (await h.codeLenses(uri)) ?? [];
+    const top = lenses.find((l) => l.range.start.line === 0 && /^TOON plan:/.test(l.command?.title ?? ''))!;
+    const fences = findToonFences(plan.hybrid).length;
+    assert.equal(top.command!.title, `TOON plan: ${fences} sections are TOON · nothing left to convert`);
+    const status = await h.waitForStatus(uri, (p) => /TOON/.test(p.text));
+    assert.equal(status.text, '$(symbol-keyword) TOON: converted');
     h.close(uri);
   });
 

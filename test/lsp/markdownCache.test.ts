@@ -32,7 +32,7 @@ function positionAt(text: string, offset: number): { line: number; character: nu
 
 describe('markdown engine cache through the server', () => {
   test('an edit re-analyses the edited section only; diagnostics and hovers reuse the plan; close drops the cache', async () => {
-    const h = await LspHarness.start();
+    const h = await LspHarness.start({ settings: { codeLens: { sections: 'all' } } });
     try {
       let text = doc(30);
       const slices = sliceDocument(text).length;

@@ -41,7 +41,7 @@ describe('markdown editor over LSP', () => {
   let storage: string;
   before(async () => {
     storage = mkdtempSync(join(tmpdir(), 'toonlens-storage-'));
-    h = await LspHarness.start({ initializationOptions: { storagePath: storage, markdownLanguages: ['my-notes'] } });
+    h = await LspHarness.start({ initializationOptions: { storagePath: storage, markdownLanguages: ['my-notes'] }, settings: { codeLens: { sections: 'all' } } });
   });
   after(async () => {
     await h.shutdown();

@@ -35,7 +35,7 @@ describe('markdown lenses resolved when shown', () => {
   test('over the threshold a resolving client gets ranges; every lens resolves to the complete lens a non-resolving client gets', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toonlens-mdresolve-'));
     const text = doc(400, 150);
-    const plain = await LspHarness.start({ workspaceDir: dir });
+    const plain = await LspHarness.start({ workspaceDir: dir, settings: { codeLens: { sections: 'all' } } });
     let full: CodeLens[];
     try {
       full = (await lensesOf(plain, plain.open('big.md', text, 'markdown')))!;
@@ -56,7 +56,7 @@ describe('markdown lenses resolved when shown', () => {
     } finally {
       await plain.shutdown();
     }
-    const h = await LspHarness.start({ workspaceDir: dir, resolvesLenses: true });
+    const h = await LspHarness.start({ workspaceDir: dir, resolvesLenses: true, settings: { codeLens: { sections: 'all' } } });
     try {
       const uri = h.open('big.md', text, 'markdown');
       const sent = (await lensesOf(h, uri))!;
@@ -92,7 +92,7 @@ describe('markdown lenses resolved when shown', () => {
   });
 
   test('a small document gets complete lenses even from a resolving client, each on its heading line (CRLF too)', async () => {
-    const h = await LspHarness.start({ resolvesLenses: true });
+    const h = await LspHarness.start({ resolvesLenses: true, settings: { codeLens: { sections: 'all' } } });
     try {
       const text = doc(20).replace(/\n/g, '\r\n');
       const lenses = (await lensesOf(h, h.open('small.md', text, 'markdown')))!;

@@ -12,10 +12,13 @@ import { DEFAULT_MIN_TOKEN_SAVINGS } from '../core/markdown/policy';
 import { normalizeRules, type RuleLevel, type Tokenizer } from '../core/config';
 import { isObject } from '../core/json/value';
 
+/** Which sections get a verdict lens: those whose verdict converts (the default), or every measured one. */
+export type LensSections = 'convert' | 'all';
+
 export interface ToonLensSettings {
   documentKinds: Record<string, DocumentKind>;
   maxFileSizeMB: number;
-  codeLens: { enabled: boolean; minSavingsPct: number };
+  codeLens: { enabled: boolean; minSavingsPct: number; sections: LensSections };
   /** Schema file glob → baseline file (workspace-relative) for schema-drift diagnostics; default: git HEAD. */
   schemaBaselines: Record<string, string>;
   trace: { server: 'off' | 'messages' | 'verbose' };
@@ -76,7 +79,7 @@ export function withProjectConfig(settings: ToonLensSettings, project: ProjectCo
 export const DEFAULT_SETTINGS: Readonly<ToonLensSettings> = Object.freeze<ToonLensSettings>({
   documentKinds: {},
   maxFileSizeMB: 50,
-  codeLens: { enabled: true, minSavingsPct: 0 },
+  codeLens: { enabled: true, minSavingsPct: 0, sections: 'convert' },
   schemaBaselines: {},
   trace: { server: 'off' },
   tokenizer: DEFAULT_TOKENIZER,
@@ -117,6 +120,7 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
   const maxMB = pick('maxFileSizeMB');
   const lensEnabled = pick('codeLens.enabled');
   const minPct = pick('codeLens.minSavingsPct');
+  const lensSections = pick('codeLens.sections');
   const trace = pick('trace.server');
   const tok = pick('tokenizer');
   const minTok = pick('minTokenSavings');
@@ -126,6 +130,7 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
     codeLens: {
       enabled: typeof lensEnabled === 'boolean' ? lensEnabled : DEFAULT_SETTINGS.codeLens.enabled,
       minSavingsPct: typeof minPct === 'number' && Number.isFinite(minPct) ? minPct : DEFAULT_SETTINGS.codeLens.minSavingsPct,
+      sections: lensSections === 'all' || lensSections === 'convert' ? lensSections : DEFAULT_SETTINGS.codeLens.sections,
     },
     schemaBaselines: baselines,
     trace: { server: trace === 'messages' || trace === 'verbose' ? trace : 'off' },

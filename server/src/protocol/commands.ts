@@ -79,8 +79,19 @@ export const COMMANDS = {
   applyEdit: 'toonlens.applyEdit',
   applyAllAuto: 'toonlens.applyAllAuto',
   showVerdict: 'toonlens.showVerdict',
+  /** The whole-document plan of a markdown file: `[{ uri }]` → {@link PlanSummary} (VS Code shows it as a read-only markdown view). */
+  showPlan: 'toonlens.showPlan',
   checkWorkspace: 'toonlens.checkWorkspace',
 } as const;
+
+/** What `toonlens.showPlan` answers: the plan of a markdown document as markdown, or null when it has none. */
+export interface PlanSummary {
+  title: string;
+  markdown: string;
+}
+
+/** The URI scheme of the client's read-only plan views (the markdown document's URI is the query). */
+export const PLAN_VIEW_SCHEME = 'toonlens-plan';
 
 export const FORWARDED_COMMANDS: readonly string[] = Object.values(COMMANDS);
 

@@ -52,16 +52,31 @@ describe('ToonLens in a real VS Code', () => {
     await ext.activate();
   });
 
-  it('shows a TOON savings lens above every heading of a markdown file', async () => {
+  it('lenses only where converting helps by default, one per heading with codeLens.sections "all"; the plan lens opens the plan', async () => {
     const doc = await open('AGENTS.md');
     const headings = doc.getText().split('\n').filter((l) => /^#{1,6} /.test(l)).length;
-    const ls = await lenses(doc, (l) => l.filter((x) => x.command?.title && x.range.start.line > 0).length >= headings - 1);
+    const ls = await lenses(doc, (l) => l.some((x) => x.command?.title === 'Convert to TOON'));
     const titles = ls.map((l) => l.command?.title ?? '');
     assert.ok(titles.some((t) => /^TOON saves [\d,]+ tokens? · .* · convert$/.test(t)), `a convert verdict lens: ${titles.join(' | ')}`);
-    assert.ok(titles.includes('Convert to TOON'), `a separate Convert action lens: ${titles.join(' | ')}`);
-    assert.ok(titles.some((t) => / · keep markdown$/.test(t)), `a keep-markdown lens: ${titles.join(' | ')}`);
+    assert.ok(!titles.some((t) => / · keep markdown$/.test(t)), `no keep-markdown lens by default: ${titles.join(' | ')}`);
     assert.ok(!titles.some((t) => /[−+]\d/.test(t)), `one sign convention (saves/costs), no signed percentages: ${titles.join(' | ')}`);
     for (const l of ls) assert.ok(l.command?.tooltip, `a tooltip on “${l.command?.title}”`);
+    // The plan lens opens the whole plan beside the document, rendered by the server.
+    const plan = ls.find((l) => /^TOON plan:/.test(l.command?.title ?? ''))!;
+    await vscode.commands.executeCommand(plan.command!.command, ...(plan.command!.arguments ?? []));
+    const view = await waitFor('the plan view', () => vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'toonlens-plan')?.document);
+    assert.match(view.getText(), /^# TOON plan: AGENTS\.md\n/);
+    assert.match(view.getText(), /\| line \| section \| verdict \| tokens \| converting \|/);
+    await vscode.commands.executeCommand('workbench.action.closeEditorsInOtherGroups');
+    // Every heading with "all".
+    const config = vscode.workspace.getConfiguration('toonlens');
+    await config.update('codeLens.sections', 'all', vscode.ConfigurationTarget.Workspace);
+    try {
+      const all = await lenses(doc, (l) => l.filter((x) => x.command?.title && x.range.start.line > 0 && x.command.command === 'toonlens.showVerdict').length >= headings - 1);
+      assert.ok(all.some((l) => / · keep markdown$/.test(l.command?.title ?? '')), `a keep-markdown lens with "all": ${all.map((l) => l.command?.title).join(' | ')}`);
+    } finally {
+      await config.update('codeLens.sections', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 
   it('explains a section verdict when a heading is hovered', async () => {
@@ -150,9 +165,9 @@ describe('ToonLens in a real VS Code', () => {
     for (const rel of ['.github/instructions/services.instructions.md', 'skills/release/SKILL.md', '.cursor/rules/style.mdc']) {
       const doc = await open(rel);
       console.log(`      ${rel}: language ${doc.languageId}`);
+      // Served: the plan lens (section lenses appear only where converting helps, which depends on real tokens).
       const ls = await lenses(doc, (l) => l.some((x) => /^TOON plan:/.test(x.command?.title ?? '')));
-      // Served: a plan lens and a section verdict lens (whether a section converts depends on its real tokens).
-      assert.ok(ls.some((x) => x.command?.command === 'toonlens.showVerdict' && !/^TOON plan:/.test(x.command?.title ?? '')), `${rel}: ${ls.map((x) => x.command?.title).join(' | ')}`);
+      assert.ok(ls.some((x) => x.command?.command === 'toonlens.showPlan'), `${rel}: ${ls.map((x) => x.command?.title).join(' | ')}`);
     }
   });
 

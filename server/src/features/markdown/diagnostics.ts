@@ -18,7 +18,8 @@ import { markdownDiagnosticSteps, toonFileDiagnostics } from '../../core/markdow
 import { ruleCode } from '../../core/codes';
 import type { FeatureModule } from '../../lsp/feature';
 import { toLspDiagnostic } from '../../lsp/diagnostics';
-import { charsChange, fmtInt, isMarkdownDocument, isMeasured, isToonDocument, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './plans';
+import { charsChange, fmtInt, isMarkdownDocument, isToonDocument, markdownPlans, overSizeLimit, planState, planTokenSavings, savesOrCosts } from './plans';
+import { toonFencesOf } from './fences';
 import type { StatusParams } from '../../protocol/commands';
 import { contentModified, nextTurn, runSliced } from '../../lsp/timeSlice';
 import { jsonAnalyzer } from '../json/documents';
@@ -37,13 +38,21 @@ function* toLspSteps(doc: TextDocument, core: readonly CoreDiagnostic[]): Genera
 }
 
 /** The status-bar text of a markdown document's plan, e.g. "TOON saves 53 tokens · 898 → 813 chars (9.5% fewer)". */
-export function planStatus(uri: string, plan: PlanResult): StatusParams {
+export function planStatus(uri: string, plan: PlanResult, fences = 0): StatusParams {
   const cp = plan.contextPlan;
-  const converted = plan.sections.filter((s) => s.action === 'convert').length;
-  const measured = plan.sections.filter(isMeasured).length;
+  const { converting, measured, words } = planState(plan, fences);
   const net = { source: cp.net.source, toon: cp.net.hybrid, savings_pct: cp.net.savings_pct };
-  const text = converted ? `TOON ${savesOrCosts(planTokenSavings(plan), 'token')} · ${Math.abs(cp.net.savings_pct).toFixed(1)}% ${cp.net.savings_pct >= 0 ? 'fewer' : 'more'} chars` : 'TOON: keep markdown';
-  const tooltip = `ToonLens plan: ${converted} of ${fmtInt(measured)} sections convert; the hybrid is ${charsChange(net)}.${cp.recommend_hybrid ? (cp.safe_to_auto_apply ? ' Safe to auto-apply.' : ' Review before converting.') : ' Converting is not recommended.'}`;
+  // The same reading as the plan lens: savings only when the plan recommends converting.
+  const text =
+    converting === 0 && fences > 0
+      ? 'TOON: converted'
+      : converting && cp.recommend_hybrid
+        ? `TOON ${savesOrCosts(planTokenSavings(plan), 'token')} · ${Math.abs(cp.net.savings_pct).toFixed(1)}% ${cp.net.savings_pct >= 0 ? 'fewer' : 'more'} chars`
+        : 'TOON: keep markdown';
+  const tooltip =
+    converting === 0 && fences > 0
+      ? `ToonLens plan: ${fences} ${fences === 1 ? 'section is' : 'sections are'} TOON; nothing left to convert.`
+      : `ToonLens plan: ${converting} of ${fmtInt(measured)} sections convert; the hybrid is ${charsChange(net)}; ${words}.`;
   return { uri, text: `$(symbol-keyword) ${text}`, tooltip };
 }
 
@@ -104,7 +113,7 @@ export const markdownDiagnosticsFeature: FeatureModule = {
           await nextTurn();
           const early = superseded();
           if (early) throw early;
-          ctx.setStatus(planStatus(doc.uri, plan));
+          ctx.setStatus(planStatus(doc.uri, plan, toonFencesOf(doc, plan).length));
           // The fences of the plan's slices, checked once per slice text and time-sliced (never a whole-text parse).
           const fences = await plans.fenceDiagnostics(doc, plan);
           const late = superseded();

@@ -17,8 +17,11 @@ import { serverWork } from '../../lsp/idle';
 export type { FenceAt };
 export { fenceAtOffset, convertedFenceOf };
 
-// The text's length, not the text: the memo must not keep a version alive (an idle document holds its text compactly).
-const memo = new Map<string, { version: number; length: number; fences: FenceAt[] }>();
+// Keyed by the plan the fences were read from, with the document's URI, version and length: a caller holding the
+// plan of an older version (an answer computed while the document changed) must neither get nor leave fences that
+// another version's caller then takes for its own (a Revert at stale offsets). The text's length, not the text:
+// the memo must not keep a version alive (an idle document holds its text compactly).
+const memo = new Map<string, { plan: PlanResult; version: number; length: number; fences: FenceAt[] }>();
 const MEMO_MAX = 64;
 
 /**
@@ -34,10 +37,10 @@ export function toonFencesOf(doc: TextDocument, plan: PlanResult): FenceAt[] {
 function* toonFencesOfSteps(doc: TextDocument, plan: PlanResult): Generator<void, FenceAt[], void> {
   const length = doc.getText().length;
   const m = memo.get(doc.uri);
-  if (m && m.version === doc.version && m.length === length) return m.fences;
+  if (m && m.plan === plan && m.version === doc.version && m.length === length) return m.fences;
   const fences = yield* toonFencesOfPlanSteps(plan);
   memo.delete(doc.uri);
-  memo.set(doc.uri, { version: doc.version, length, fences });
+  memo.set(doc.uri, { plan, version: doc.version, length, fences });
   if (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value!);
   return fences;
 }

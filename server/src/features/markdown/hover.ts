@@ -5,10 +5,11 @@
  */
 import { MarkupKind, type Hover } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { SectionResult } from '../../core/markdown/engine';
+import type { PlanResult, SectionResult } from '../../core/markdown/engine';
 import type { FeatureModule } from '../../lsp/feature';
 import type { TokenizerName } from '../../core/tokens';
-import { charsChange, fmtInt, fmtTokenSavings, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset, type PlanSettings } from './plans';
+import { charsChange, fmtInt, fmtTokenSavings, headingText, isMarkdownDocument, isMeasured, markdownPlans, overSizeLimit, planLensTitle, planTokenSavings, savesOrCosts, sectionAtOffset, type PlanSettings } from './plans';
+import type { PlanSummary } from '../../protocol/commands';
 import { convertedFenceOf, fenceFigures, toonFencesOf, type FenceAt } from './fences';
 import { revertDescription } from '../../core/markdown/revert';
 
@@ -71,6 +72,43 @@ export function fenceHoverMarkdown(text: string, s: SectionResult, at: FenceAt, 
     '',
     `Measured against ${against}: ${charsChange(m.chars)}. **Revert to Markdown** ${revertDescription(m.kind)}.`,
   ].join('\n');
+}
+
+/**
+ * The whole-document plan as markdown (what the plan lens opens): the plan line, then one row per measured
+ * section with its line, verdict, real tokens before → after and what converting does; converted sections say
+ * so. Every figure is the one the section's lens and hover show.
+ */
+export function planSummaryMarkdown(doc: TextDocument, plan: PlanResult): PlanSummary {
+  const fences = toonFencesOf(doc, plan);
+  const name = doc.uri.slice(doc.uri.lastIndexOf('/') + 1);
+  const title = `TOON plan: ${decodeURIComponentSafe(name)}`;
+  const cp = plan.contextPlan;
+  const net = { source: cp.net.source, toon: cp.net.hybrid, savings_pct: cp.net.savings_pct };
+  const lines = [`# ${cell(title)}`, '', `${planLensTitle(plan, fences.length)}.`, '', `The hybrid document: ${charsChange(net)}, ${savesOrCosts(planTokenSavings(plan), 'token')} (\`${plan.tokenizer}\`).`, ''];
+  lines.push('| line | section | verdict | tokens | converting |', '|---:|---|---|---:|---|');
+  const text = doc.getText();
+  for (const s of plan.sections) {
+    if (!isMeasured(s)) continue;
+    const line = s.slice.lineStart;
+    if (convertedFenceOf(text, s, fences)) {
+      lines.push(`| ${line} | ${cell(headingText(s))} | TOON already | | Revert to Markdown gives the markdown back |`);
+      continue;
+    }
+    const v = s.verdict!;
+    const t = s.tokens;
+    const tokens = t ? `${fmtInt(t.source)} → ${fmtInt(t.toon)}` : `${fmtInt(v.token_estimates.source)} → ${fmtInt(v.token_estimates.toon)}`;
+    lines.push(`| ${line} | ${cell(headingText(s))} | \`${v.verdict}\`${s.action === 'convert' ? ' (converts)' : ''} | ${tokens} | ${t ? fmtTokenSavings(t) : savesOrCosts(v.token_estimates.savings, 'token')} · ${charsChange(v.measured_chars)} |`);
+  }
+  return { title, markdown: lines.join('\n') + '\n' };
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 function longestBacktickRun(s: string): number {

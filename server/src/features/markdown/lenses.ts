@@ -7,22 +7,28 @@
  * - on a ```toon fence what it saves against its markdown and **Revert to Markdown** (a converted section
  *   gets these instead of a verdict: it is TOON already).
  * No lens for a section whose body has fewer than {@link MIN_LENS_BODY_CHARS} non-blank characters (an empty
- * heading, a blank preamble: nothing to convert). `toonlens.codeLens.minSavingsPct` hides verdict lenses
- * below a threshold (0, the default, shows all): display only, verdicts never change. In an untrusted
+ * heading, a blank preamble: nothing to convert). By default (`toonlens.codeLens.sections: "convert"`) only
+ * sections whose verdict converts get lenses — a lens per section where TOON does not help is clutter, and every
+ * heading keeps its verdict hover; `"all"` shows one per section. `toonlens.codeLens.minSavingsPct` hides verdict
+ * lenses below a threshold (0, the default, shows all). Display only: verdicts never change.
+ * The plan lens opens the whole-document plan (`toonlens.showPlan`: a read-only markdown view in VS Code; other
+ * clients get the same markdown as the command's answer). In an untrusted
  * workspace the action lenses say that Convert/Revert need trust, and open the trust editor.
  * A document with more than RESOLVE_LENSES_ABOVE lenses is answered unresolved (ranges and `data`) to a
  * client that declares `textDocument.codeLens.resolveSupport` for `command`; `codeLens/resolve` then makes
  * each shown lens's command exactly as the complete answer would (docs/markdown-editor.md).
  */
-import type { ClientCapabilities, CodeLens, Command, Range } from 'vscode-languageserver/node';
+import type { CancellationToken, ClientCapabilities, CodeLens, Command, Range } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { sectionMeasurement, type PlanResult, type SectionResult } from '../../core/markdown/engine';
 import type { SliceAnalysis } from '../../core/markdown/analysis';
 import { revertDescription } from '../../core/markdown/revert';
 import type { FeatureModule } from '../../lsp/feature';
 import type { TokenizerName } from '../../core/tokens';
-import { COMMANDS } from '../../protocol/commands';
-import { charsChange, fmtInt, fmtTokenSavings, headingText, humanCode, isMarkdownDocument, isMeasured, markdownPlans, overSizeLimit, planTokenSavings, savesOrCosts } from './plans';
+import type { LensSections } from '../../lsp/settings';
+import { COMMANDS, type PlanSummary } from '../../protocol/commands';
+import { planSummaryMarkdown } from './hover';
+import { charsChange, fmtInt, fmtTokenSavings, headingText, humanCode, isMarkdownDocument, isMeasured, markdownPlans, overSizeLimit, planLensTitle, savesOrCosts } from './plans';
 import { convertedFenceOf, fenceFigures, fenceFigureSteps, fencesWithOwners, toonFencesOf, type FenceAt } from './fences';
 import { RESOLVE_LENSES_ABOVE, UnresolvedLensSets } from '../../lsp/lensResolve';
 import { contentModified, requestCancelled, runSliced } from '../../lsp/timeSlice';
@@ -80,14 +86,13 @@ export function sectionLensTooltip(s: SectionResult): string {
   return `${why[v.verdict] ?? v.verdict} Tokens: ${fmtInt(te.source)} → ${fmtInt(te.toon)} (${te.estimator}). Click for the whole verdict.`;
 }
 
-/** The plan lens title, e.g. `TOON plan: saves 53 tokens · 898 → 813 chars (9.5% fewer) · 2 of 4 sections convert · safe to auto-apply`. */
-export function planLensTitle(plan: PlanResult): string {
+export { planLensTitle } from './plans';
+
+/** The plan lens tooltip: the hybrid's figures and what a click does. */
+export function planLensTooltip(plan: PlanResult): string {
   const cp = plan.contextPlan;
-  const measured = plan.sections.filter(isMeasured).length;
-  const converted = plan.sections.filter((s) => s.action === 'convert').length;
-  const verdict = cp.recommend_hybrid ? (cp.safe_to_auto_apply ? 'safe to auto-apply' : 'review before converting') : 'keep markdown';
   const net = { source: cp.net.source, toon: cp.net.hybrid, savings_pct: cp.net.savings_pct };
-  return `TOON plan: ${savesOrCosts(planTokenSavings(plan), 'token')} · ${charsChange(net)} · ${converted} of ${measured} sections convert · ${verdict}`;
+  return `The per-section plan: which sections convert to TOON and what the hybrid document saves (${charsChange(net)}). Click to open the whole plan.`;
 }
 
 function action(trusted: boolean, title: string, tooltip: string, command: string, args: unknown[]): Command {
@@ -183,7 +188,13 @@ function commandAt(lenses: Omit<PlanLenses, 'ranges'>, i: number, doc: LensTarge
 }
 
 /** The plan's lenses in line order, the section lenses without their commands yet. */
-function lensEntries(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted: boolean): PlanLenses {
+/** What decides which section lenses are shown (display only). */
+export interface LensOptions {
+  minSavingsPct: number;
+  sections: LensSections;
+}
+
+function lensEntries(doc: TextDocument, plan: PlanResult, opts: LensOptions, trusted: boolean): PlanLenses {
   const text = doc.getText();
   const codes: number[] = [];
   const ranges: Range[] = [];
@@ -194,18 +205,19 @@ function lensEntries(doc: TextDocument, plan: PlanResult, minSavingsPct: number,
     ranges.push(range);
   };
   const top = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
-  carried(top, { title: planLensTitle(plan), tooltip: 'The per-section plan: which sections convert to TOON and what the hybrid document saves. Click for the whole-document verdict.', command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: top.start }] });
+  const fences = toonFencesOf(doc, plan);
+  carried(top, { title: planLensTitle(plan, fences.length), tooltip: planLensTooltip(plan), command: COMMANDS.showPlan, arguments: [{ uri: doc.uri }] });
   if (plan.contextPlan.safe_to_auto_apply) {
     carried(top, action(trusted, 'Convert all recommended sections', 'Convert every section whose verdict is convert, in one undoable edit.', COMMANDS.convertAll, [{ uri: doc.uri, version: doc.version }]));
   }
-  const fences = toonFencesOf(doc, plan);
   plan.sections.forEach((s, index) => {
     if (!isMeasured(s)) return; // frontmatter is never measured
     const fence = convertedFenceOf(text, s, fences);
     if (fence) return; // TOON already: the fence's own lenses below
     if (!lensWorthy(text, s)) return;
+    if (opts.sections === 'convert' && s.action !== 'convert') return;
     // 0 (the default) shows every lens; any other value hides sections saving less than it.
-    if (minSavingsPct !== 0 && s.verdict!.measured_chars.savings_pct < minSavingsPct) return;
+    if (opts.minSavingsPct !== 0 && s.verdict!.measured_chars.savings_pct < opts.minSavingsPct) return;
     const range = sectionRange(s);
     codes.push(index << 1);
     ranges.push(range);
@@ -229,8 +241,8 @@ function completeLenses(lenses: PlanLenses, target: LensTarget): CodeLens[] {
   return lenses.ranges.map((range, i) => ({ range, command: commandAt(lenses, i, target)! }));
 }
 
-export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, minSavingsPct: number, trusted = true): CodeLens[] {
-  return completeLenses(lensEntries(doc, plan, minSavingsPct, trusted), { uri: doc.uri, version: doc.version, trusted });
+export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, opts: LensOptions, trusted = true): CodeLens[] {
+  return completeLenses(lensEntries(doc, plan, opts, trusted), { uri: doc.uri, version: doc.version, trusted });
 }
 
 /** A document version's lenses as sent unresolved, kept until the next answer for the document (or its close). */
@@ -279,8 +291,20 @@ export const markdownLensesFeature: FeatureModule = {
       [MARKDOWN_CACHE_COMMAND]: (args: unknown[]) => plans.cacheCounters(String(args[0])),
       [MARKDOWN_LENS_COUNTERS_COMMAND]: () => ({ ...counters }),
     };
+    /** `toonlens.showPlan` `[{ uri }]`: the open markdown document's plan as markdown, or null. */
+    async function showPlan(args: unknown[], token?: CancellationToken): Promise<PlanSummary | null> {
+      const uri = (args[0] as { uri?: unknown } | undefined)?.uri;
+      const doc = typeof uri === 'string' ? ctx.documents.get(uri) : undefined;
+      if (!doc || !isMarkdownDocument(doc)) return null;
+      const settings = await ctx.settings.forDocument(doc.uri);
+      if (overSizeLimit(doc, settings)) return null;
+      const version = doc.version;
+      const plan = await plans.planOrNone(doc, token, settings);
+      if (doc.version !== version) return showPlan(args, token);
+      return plan ? ctx.guard('markdown plan summary', doc.uri, () => planSummaryMarkdown(doc, plan), null) : null;
+    }
     return {
-      ...(process.env.TOONLENS_TEST_COUNTERS ? { commands: testCommands } : {}),
+      commands: { [COMMANDS.showPlan]: showPlan, ...(process.env.TOONLENS_TEST_COUNTERS ? testCommands : {}) },
       resolveCodeLens(lens) {
         if (!sent.owns(lens)) return undefined;
         counters.resolves++;
@@ -291,14 +315,17 @@ export const markdownLensesFeature: FeatureModule = {
         const settings = await ctx.settings.forDocument(doc.uri);
         if (!settings.codeLens.enabled || overSizeLimit(doc, settings) || token.isCancellationRequested) return [];
         const current = ctx.documents.get(doc.uri) ?? doc;
+        // The document object is updated in place: a plan that arrives after an edit is of the version asked for,
+        // and lenses made from it on the newer text would carry the new version with the old offsets.
+        const version = current.version;
         // Measured in time-sliced turns; a failed analysis was logged once and shows no lenses.
         const plan = await plans.planOrNone(current, token, settings);
         if (!plan) return [];
+        if (current.version !== version) throw contentModified();
         // The fences' figures first, time-sliced (a no-op when they are memoized); the document must not move meanwhile.
-        const version = current.version;
         await runSliced(fenceFigureSteps(current, plan), () => (token.isCancellationRequested ? requestCancelled() : current.version !== version ? contentModified() : undefined));
         const trusted = ctx.isTrusted();
-        const entries = ctx.guard('markdown code lenses', doc.uri, () => lensEntries(current, plan, settings.codeLens.minSavingsPct, trusted), undefined);
+        const entries = ctx.guard('markdown code lenses', doc.uri, () => lensEntries(current, plan, settings.codeLens, trusted), undefined);
         if (!entries) return [];
         const target = { uri: current.uri, version: current.version, trusted };
         // Many lenses, and a client that resolves them: ranges now, each command when its lens is shown.

@@ -411,3 +411,23 @@ export function fmtTokenSavings(t: Pick<TokenFigures, 'tokenizer' | 'savings'>):
   const s = savesOrCosts(t.savings, 'token');
   return t.tokenizer === 'estimate' ? s.replace(/^(saves|costs) (?=\d)/, '$1 ~') : s;
 }
+
+/** What the plan lens and the status bar both say of a plan: one reading, so they never disagree. */
+export function planState(plan: PlanResult, fences = 0): { converting: number; measured: number; words: string } {
+  const cp = plan.contextPlan;
+  const measured = plan.sections.filter(isMeasured).length;
+  const converting = plan.sections.filter((s) => s.action === 'convert').length;
+  const words = converting === 0 && fences > 0 ? 'converted' : cp.recommend_hybrid ? (cp.safe_to_auto_apply ? 'safe to auto-apply' : 'review before converting') : 'keep markdown';
+  return { converting, measured, words };
+}
+
+/**
+ * The plan lens title, short enough to leave room for the Convert all lens on the same line, e.g.
+ * `TOON plan: saves 53 tokens · 2 of 4 sections convert · safe to auto-apply`; once every recommended section
+ * is TOON, `TOON plan: 3 sections are TOON · nothing left to convert`.
+ */
+export function planLensTitle(plan: PlanResult, fences = 0): string {
+  const { converting, measured, words } = planState(plan, fences);
+  if (converting === 0 && fences > 0) return `TOON plan: ${fences} ${fences === 1 ? 'section is' : 'sections are'} TOON · nothing left to convert`;
+  return `TOON plan: ${converting ? `${savesOrCosts(planTokenSavings(plan), 'token')} · ` : ''}${converting} of ${measured} sections convert · ${words}`;
+}
