@@ -187,7 +187,7 @@ describe('.pre-commit-hooks.yaml', () => {
     assert.equal(hooks.length, 1);
     const hook = obj(hooks[0]);
     assert.equal(hook.id, 'toonlens-check');
-    assert.equal(hook.entry, 'toonlens check');
+    assert.equal(hook.entry, 'toonlens check --', 'file names after --, never read as options');
     assert.equal(hook.language, 'node');
     assert.equal(typeof hook.name, 'string');
     const files = new RegExp(String(hook.files));
