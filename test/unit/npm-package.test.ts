@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** What `npm run release` needs of the repository (its build reads the sources). */
 const SOURCES = ['package.json', 'esbuild.mjs', 'tsconfig.json', 'tsconfig.lib.json', 'bin', 'server', 'client', 'schemas', 'syntaxes', 'images', 'docs', 'scripts', 'README.md', 'LICENSE', 'CHANGELOG.md'];
 
-test('npm run release → npm install -g the tarball offline → every command, the server and the library run', { timeout: 600_000 }, () => {
+test('npm run release → npm install -g the tarball offline → every command, the server and the library run', { timeout: 600_000 }, async () => {
   const work = mkdtempSync(join(tmpdir(), 'toonlens-npm-'));
   try {
     // A copy of the sources, so the prepack build writes its own dist/ (the repository's is in use by other tests).
@@ -106,9 +106,21 @@ test('npm run release → npm install -g the tarball offline → every command, 
     assert.equal(bare.status, 2);
     assert.match(bare.stderr, /no transport given/);
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { processId: null, rootUri: null, capabilities: {} } });
-    const exit = JSON.stringify({ jsonrpc: '2.0', method: 'exit' });
-    const lsp = spawnSync(server, ['--stdio'], { env, encoding: 'utf8', input: `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}Content-Length: ${exit.length}\r\n\r\n${exit}`, timeout: 60_000 });
-    assert.match(lsp.stdout, /"capabilities"/, lsp.stderr);
+    const answer = await new Promise<string>((done, fail) => {
+      const child = spawn(server, ['--stdio'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString('utf8');
+        if (/"capabilities"/.test(out)) {
+          child.kill();
+          done(out);
+        }
+      });
+      child.on('error', fail);
+      child.on('exit', (code) => (/"capabilities"/.test(out) ? undefined : fail(new Error(`the server exited (${code}) without answering initialize: ${out}`))));
+      child.stdin.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    });
+    assert.match(answer, /^Content-Length: \d+\r\n\r\n\{"jsonrpc":"2\.0","id":1,"result":\{"capabilities"/);
 
     // The library: plain require, no vscode, and typed.
     const lib = spawnSync(process.execPath, ['-e', `const t = require('toonlens'); process.stdout.write(JSON.stringify({ keys: Object.keys(t).sort(), check: t.check('# A\\n\\n\`\`\`toon\\nitems[3]: a,b\\n\`\`\`\\n', { path: 'a.md' }).map((f) => f.code), plan: t.plan('# A\\n\\ntext\\n').sections.length, convert: typeof t.convert('# A\\n\\n- a\\n').verdict }))`], { cwd: work, env: { ...env, NODE_PATH: join(prefix, 'lib', 'node_modules') }, encoding: 'utf8' });
@@ -118,7 +130,9 @@ test('npm run release → npm install -g the tarball offline → every command, 
     mkdirSync(join(consumer, 'node_modules'), { recursive: true });
     symlinkSync(pkgDir, join(consumer, 'node_modules', 'toonlens'), 'dir');
     writeFileSync(join(consumer, 'use.ts'), "import { check, plan, convert, type Finding } from 'toonlens';\nconst f: Finding[] = check('{}', { path: 'a.verdict.json' });\nconst n: number = plan('# A').tokens.savings + f.length;\nconst v: string = convert('# A', { mode: 'lossless' }).verdict;\nexport { n, v };\n");
-    const tsc = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--skipLibCheck', 'false', '--types', '', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', 'use.ts'], { cwd: consumer, env, encoding: 'utf8' });
+    // Strict, the declarations themselves checked, and no @types/node: they need nothing a user may not have.
+    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, skipLibCheck: false, types: [], module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true }, files: ['use.ts'] }));
+    const tsc = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: consumer, env, encoding: 'utf8' });
     assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
   } finally {
     rmSync(work, { recursive: true, force: true });
