@@ -457,7 +457,7 @@ interface WalkOptions {
 
 function walkFiles(dir: string, accept: (path: string, name: string, size: number) => boolean, opts: WalkOptions = { cwd: dir }): string[] {
   const out: string[] = [];
-  const root = opts.gitignore ? repositoryRoot(join(dir, '.'), opts.cwd) : dir;
+  const root = opts.gitignore ? repositoryRoot(join(dir, '.gitignore'), opts.cwd) : dir;
   const relToRoot = (p: string) => relative(root, p).split(sep).join('/');
   const stack: { d: string; ignores: IgnoreFile[] }[] = [{ d: dir, ignores: opts.gitignore ? ignoreFilesAbove(root, dir) : [] }];
   while (stack.length) {
