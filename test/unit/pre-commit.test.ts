@@ -34,15 +34,16 @@ test('pre-commit try-repo: the hook installs from the checkout and runs', { time
     writeFileSync(join(repo, 'ok.md'), '# Notes\n\nPlain text.\n');
     writeFileSync(join(repo, 'code.ts'), 'export {};\n');
     git('add', '.');
-    const tryRepo = (...files: string[]) => spawnSync('pre-commit', ['try-repo', REPO_ROOT, 'toonlens-check', '--files', ...files], { cwd: repo, env, encoding: 'utf8', timeout: 850_000 });
+    const tryRepo = (...args: string[]) => spawnSync('pre-commit', ['try-repo', REPO_ROOT, 'toonlens-check', ...args], { cwd: repo, env, encoding: 'utf8', timeout: 850_000 });
 
-    const failed = tryRepo('-broken.md', 'ok.md', 'code.ts');
+    // Every staged file (pre-commit's own argument parser would read '-broken.md' given to --files as an option).
+    const failed = tryRepo('--all-files');
     assert.equal(failed.status, 1, failed.stdout + failed.stderr);
     assert.match(failed.stdout, /^-broken\.md:4:1 error toon\/fence-decode /m, failed.stdout);
     assert.match(failed.stdout, /2 documents checked: 1 error/, 'only markdown, JSON and .toon files reach the hook');
     assert.doesNotMatch(failed.stdout + failed.stderr, /Cannot find module|ENOTEMPTY|internal error/);
 
-    const passed = tryRepo('ok.md');
+    const passed = tryRepo('--files', 'ok.md');
     assert.equal(passed.status, 0, passed.stdout + passed.stderr);
     assert.match(passed.stdout, /toonlens check\.+Passed/);
   } finally {
