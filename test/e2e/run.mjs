@@ -50,12 +50,16 @@ async function build() {
   }
 }
 
+/** The workspaces this run made: removed when it passes, kept (their paths printed) when it fails. */
+const workspaces = [];
+
 /**
  * Packs the VSIX from the build just made and unpacks its `extension/` folder, as `code --install-extension`
  * does: the folder the suite loads the extension from.
  */
 function installedVsix() {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'toonlens-vsix-'));
+  workspaces.push(out);
   if (sh(process.execPath, [path.join(repo, 'scripts', 'release.mjs'), '--vsix', '--no-build', '--out', out]) !== 0) throw new Error('packing the VSIX failed');
   const vsix = fs.readdirSync(out).find((n) => n.endsWith('.vsix'));
   const buf = fs.readFileSync(path.join(out, vsix));
@@ -80,9 +84,6 @@ function installedVsix() {
   }
   return ext;
 }
-
-/** The workspaces this run made: removed when it passes, kept (their paths printed) when it fails. */
-const workspaces = [];
 
 function freshWorkspace() {
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'toonlens-ws-'));
