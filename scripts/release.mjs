@@ -5,9 +5,10 @@
 // Options: --out DIR (instead of release/), --vsix (only the VSIX), --tarball (only the tarball),
 // --no-build (use the dist/ already built with --production).
 //
-// The tarball's contents are package.json's `files`; the VSIX's are VSIX_FILES below, packed by vsce from a
-// staging folder whose package.json lists them as its `files` (vsce takes `files` as its list and refuses a
-// .vscodeignore beside one), so each artifact carries only what it runs. Both bundle every dependency: the
+// The tarball's contents are package.json's `files`; the VSIX's are VSIX_FILES below. Each is packed from a
+// staging folder with its own package.json: the tarball's without development scripts and dependencies, the
+// VSIX's listing VSIX_FILES as its `files` (vsce takes `files` as its list and refuses a .vscodeignore beside
+// one), so each artifact carries only what it runs. Both bundle every dependency: the
 // tarball installs with no registry.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,9 +55,22 @@ for (const f of needed) if (!existsSync(join(ROOT, f))) fail(`${f} is missing: b
 
 const written = [];
 if (!onlyVsix) {
-  // --ignore-scripts: the build above is the one build (npm pack would run `prepare` again).
-  const packed = JSON.parse(run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out]));
-  written.push(join(out, packed[0].filename));
+  // The tarball is packed from a staging folder too: the files npm would pack, and a package.json without the
+  // development scripts and dependencies (a `prepare` there makes npm warn about install scripts on every
+  // `npm install -g ./…tgz`, though it never runs for a tarball).
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const listed = JSON.parse(run(npm, ['pack', '--dry-run', '--json', '--ignore-scripts']))[0].files.map((f) => f.path);
+  const stage = mkdtempSync(join(tmpdir(), 'toonlens-pack-'));
+  try {
+    for (const f of listed) if (f !== 'package.json') cpSync(join(ROOT, f), join(stage, f));
+    const manifest = { ...pkg };
+    for (const k of ['scripts', 'devDependencies', 'overrides']) delete manifest[k];
+    writeFileSync(join(stage, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
+    const packed = JSON.parse(run(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', out], stage));
+    written.push(join(out, packed[0].filename));
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
 }
 if (!onlyTarball) {
   const stage = mkdtempSync(join(tmpdir(), 'toonlens-vsix-'));

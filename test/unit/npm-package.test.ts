@@ -44,7 +44,10 @@ test('npm run release → npm install -g the tarball offline → every command, 
     // --offline: nothing may come from a registry.
     const install = spawnSync(NPM, ['install', '-g', tgz, '--prefix', prefix, '--offline', '--no-audit', '--no-fund'], { env, encoding: 'utf8' });
     assert.equal(install.status, 0, install.stderr);
+    assert.doesNotMatch(install.stdout + install.stderr, /warn/i, 'installs without a warning (no install scripts)');
     const pkgDir = join(prefix, 'lib', 'node_modules', 'toonlens');
+    const installed = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    for (const k of ['scripts', 'devDependencies', 'dependencies']) assert.equal(installed[k], undefined, `no ${k} in the packed package.json`);
     assert.deepEqual(existsSync(join(pkgDir, 'node_modules')) ? readdirSync(join(pkgDir, 'node_modules')) : [], [], 'no dependency installed');
     const bin = process.platform === 'win32' ? join(prefix, 'toonlens.cmd') : join(prefix, 'bin', 'toonlens');
     assert.ok(existsSync(bin), 'the bin is linked into the prefix');
