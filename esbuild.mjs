@@ -1,7 +1,11 @@
-// Bundles the three entry points: the VS Code client (vscode stays external),
-// the language server and the CLI. All CommonJS for Node 20.
+// Bundles the entry points: the VS Code client (vscode stays external), the language server, the CLI and the
+// library (dist/lib.js, `require('toonlens')`). All CommonJS for Node 20, every dependency bundled, so the
+// installed package needs no runtime dependency. `--production` (npm pack, `npm run release`) also writes the
+// library's declarations (dist/lib.d.ts over dist/types/).
 import * as esbuild from 'esbuild';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const watch = process.argv.includes('--watch');
@@ -61,10 +65,51 @@ const entries = [
   { entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] },
   { entryPoints: ['server/src/server.ts'], outfile: 'dist/server.js', plugins: [lazyEncodings] },
   { entryPoints: ['server/src/cli/main.ts'], outfile: 'dist/cli.js', plugins: [lazyEncodings] },
+  // The library: read by people, so never minified.
+  { entryPoints: ['server/src/core/index.ts'], outfile: 'dist/lib.js', plugins: [lazyEncodings], minify: false },
   ...ENCODINGS.map((e) => ({ stdin: { contents: encodingEntry(e), resolveDir: process.cwd(), sourcefile: `tokenizer-${e}.js`, loader: 'js' }, outfile: `dist/tokenizer-${e}.js` })),
   // The language server's JSON worker thread (large documents are checked off the request thread).
   { entryPoints: ['server/src/node/jsonWorker.ts'], outfile: 'dist/jsonWorker.js' },
 ];
+
+/**
+ * The library's declarations: tsc (tsconfig.lib.json, emitDeclarationOnly) writes one .d.ts per core file into
+ * dist/types/; only the files the entry's declarations reach are kept (a type-only closure that imports no
+ * package), and dist/lib.d.ts re-exports the entry.
+ */
+function writeDeclarations() {
+  rmSync('dist/types', { recursive: true, force: true });
+  execFileSync(process.execPath, [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.lib.json'], { stdio: 'inherit' });
+  const entry = resolve('dist/types/core/index.d.ts');
+  const keep = new Set();
+  const external = new Set();
+  const visit = (file) => {
+    if (keep.has(file)) return;
+    keep.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/(?:import|export)[^'";]*?from\s+['"]([^'"]+)['"]|import\(['"]([^'"]+)['"]\)/g)) {
+      const spec = m[1] ?? m[2];
+      if (!spec.startsWith('.')) {
+        external.add(spec);
+        continue;
+      }
+      const base = resolve(dirname(file), spec);
+      visit(existsSync(`${base}.d.ts`) ? `${base}.d.ts` : join(base, 'index.d.ts'));
+    }
+  };
+  visit(entry);
+  if (external.size) throw new Error(`the library's declarations import packages a user may not have: ${[...external].join(', ')}`);
+  const prune = (dir) => {
+    for (const n of readdirSync(dir)) {
+      const p = join(dir, n);
+      if (statSync(p).isDirectory()) {
+        prune(p);
+        if (readdirSync(p).length === 0) rmSync(p, { recursive: true });
+      } else if (!keep.has(resolve(p))) rmSync(p);
+    }
+  };
+  prune('dist/types');
+  writeFileSync('dist/lib.d.ts', `export * from './${relative('dist', entry).split('\\').join('/').replace(/\.d\.ts$/, '')}';\n`);
+}
 
 writeRanks();
 if (watch) {
@@ -72,4 +117,5 @@ if (watch) {
   await Promise.all(ctxs.map((c) => c.watch()));
 } else {
   await Promise.all(entries.map((e) => esbuild.build({ ...common, ...e })));
+  if (production || process.argv.includes('--types')) writeDeclarations();
 }

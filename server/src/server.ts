@@ -56,6 +56,7 @@ import {
   type ToonLensInitializationOptions,
 } from './protocol/commands';
 import { VERSION } from './version';
+import { serverUsage } from './protocol/launch';
 import { markdownLensesFeature } from './features/markdown/lenses';
 import { markdownHoverFeature } from './features/markdown/hover';
 import { markdownConvertFeature } from './features/markdown/convert';
@@ -125,6 +126,11 @@ const connectionOptions: ConnectionOptions = {
     cancelUndispatched: (message) => ({ jsonrpc: message.jsonrpc, id: Message.isRequest(message) ? message.id : null, error: requestCancelled().toJson() }),
   },
 };
+const usage = serverUsage(process.argv.slice(2), VERSION);
+if (usage) {
+  (usage.code === 0 ? process.stdout : process.stderr).write(usage.text);
+  process.exit(usage.code);
+}
 const stdio = process.argv.includes('--stdio') ? stdioStreams((line) => safeLog(line)) : undefined;
 const connection = stdio ? createConnection(ProposedFeatures.all, stdio.reader, stdio.writer, connectionOptions) : createConnection(ProposedFeatures.all, connectionOptions);
 if (stdio) {

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // One runner for the real-editor tests (`npm run test:e2e`).
-//   1. Builds the extension and bundles the mocha suite (test/e2e/suite → dist/e2e/index.js).
+//   1. Builds the extension, packs the VSIX (scripts/release.mjs --vsix) and unpacks it as VS Code installs it
+//      (its extension/ folder): the suite runs against exactly what users install, never the development folder.
+//      Bundles the mocha suite (test/e2e/suite → dist/e2e/index.js).
 //   2. Copies the fixture workspace to a fresh temp folder (the tests edit files in it).
 //   3. Tries @vscode/test-electron: where VS Code can be downloaded, the suite runs there.
 //   4. Otherwise (these machines are offline): installs code-server's bundled VS Code server, headless
@@ -15,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { inflateRawSync } from 'node:zlib';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const e2eDir = path.join(repo, 'test', 'e2e');
@@ -50,6 +53,38 @@ async function build() {
 /** The workspaces this run made: removed when it passes, kept (their paths printed) when it fails. */
 const workspaces = [];
 
+/**
+ * Packs the VSIX from the build just made and unpacks its `extension/` folder, as `code --install-extension`
+ * does: the folder the suite loads the extension from.
+ */
+function installedVsix() {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'toonlens-vsix-'));
+  workspaces.push(out);
+  if (sh(process.execPath, [path.join(repo, 'scripts', 'release.mjs'), '--vsix', '--no-build', '--out', out]) !== 0) throw new Error('packing the VSIX failed');
+  const vsix = fs.readdirSync(out).find((n) => n.endsWith('.vsix'));
+  const buf = fs.readFileSync(path.join(out, vsix));
+  const ext = path.join(out, 'extension');
+  let eocd = buf.length - 22;
+  while (eocd >= 0 && buf.readUInt32LE(eocd) !== 0x06054b50) eocd--;
+  let p = buf.readUInt32LE(eocd + 16);
+  for (let i = buf.readUInt16LE(eocd + 10); i > 0; i--) {
+    const method = buf.readUInt16LE(p + 10);
+    const size = buf.readUInt32LE(p + 20);
+    const nameLen = buf.readUInt16LE(p + 28);
+    const local = buf.readUInt32LE(p + 42);
+    const name = buf.toString('utf8', p + 46, p + 46 + nameLen);
+    p += 46 + nameLen + buf.readUInt16LE(p + 30) + buf.readUInt16LE(p + 32);
+    if (!name.startsWith('extension/') || name.endsWith('/')) continue;
+    const target = path.join(out, name);
+    if (!target.startsWith(ext + path.sep)) throw new Error(`a VSIX entry outside extension/: ${name}`);
+    const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
+    const raw = buf.subarray(start, start + size);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, method === 8 ? inflateRawSync(raw) : raw);
+  }
+  return ext;
+}
+
 function freshWorkspace() {
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'toonlens-ws-'));
   workspaces.push(ws);
@@ -63,7 +98,7 @@ function settleWorkspaces(code) {
   return code;
 }
 
-async function viaTestElectron(ws) {
+async function viaTestElectron(ws, extension) {
   if (process.env.VSCODE_E2E_FORCE === '1') return undefined;
   let exe;
   try {
@@ -71,7 +106,7 @@ async function viaTestElectron(ws) {
     exe = await te.downloadAndUnzipVSCode({ version: process.env.VSCODE_VERSION ?? 'stable', timeout: 15000 });
     lap(`VS Code downloaded: ${exe}`);
     await te.runTests({
-      vscodeExecutablePath: exe, extensionDevelopmentPath: repo,
+      vscodeExecutablePath: exe, extensionDevelopmentPath: extension,
       extensionTestsPath: path.join(repo, 'dist', 'e2e', 'index.js'),
       launchArgs: [ws, '--disable-extensions'],
     });
@@ -168,7 +203,7 @@ async function forwardExtensionHostConsole(page) {
   });
 }
 
-async function runSuiteInServer(env, server, ws, entry = 'index.js') {
+async function runSuiteInServer(env, server, ws, extension, entry = 'index.js') {
   const browser = await launchBrowser(env);
   try {
     const page = await browser.newPage();
@@ -177,7 +212,7 @@ async function runSuiteInServer(env, server, ws, entry = 'index.js') {
     const exited = new Promise((r) => { onExit = r; });
     await page.exposeFunction('codeAutomationExit', (c) => onExit(c));
     const url = workbenchUrl(server.url, ws, [
-      ['extensionDevelopmentPath', remoteUri(server.url, repo)],
+      ['extensionDevelopmentPath', remoteUri(server.url, extension)],
       ['extensionTestsPath', remoteUri(server.url, path.join(repo, 'dist', 'e2e', entry))],
       ['skipWelcome', 'true'], ['skipReleaseNotes', 'true'],
     ]);
@@ -194,29 +229,31 @@ async function runSuiteInServer(env, server, ws, entry = 'index.js') {
 
 async function main() {
   await build();
+  const extension = installedVsix();
+  lap(`extension from the VSIX: ${extension}`);
   const ws = freshWorkspace();
   lap(`workspace ${ws}`);
-  const viaElectron = await viaTestElectron(ws);
+  const viaElectron = await viaTestElectron(ws, extension);
   if (viaElectron !== undefined) return viaElectron;
   if (sh('bash', [path.join(e2eDir, 'setup.sh')], { env: { ...baseEnv, E2E_HOME } }) !== 0) return 2;
   const env = e2eEnv();
   let server = await startServer(env);
   lap(`VS Code server ${server.url}`);
   try {
-    let code = await runSuiteInServer(env, server, ws);
+    let code = await runSuiteInServer(env, server, ws, extension);
     if (code === 2) {
       // An infrastructure failure (the workbench never reported back), not a test failure: one fresh try.
       lap('infrastructure failure: retrying once with a fresh server and workspace');
       server.stop();
       server = await startServer(env);
-      code = await runSuiteInServer(env, server, freshWorkspace());
+      code = await runSuiteInServer(env, server, freshWorkspace(), extension);
     }
     if (code === 0 && !process.env.E2E_SKIP_RESTRICTED) {
       // The restricted-mode run: workspace trust ON, the folder not trusted.
       server.stop();
       server = await startServer(env, { trust: true });
       lap(`VS Code server with workspace trust on ${server.url}`);
-      code = await runSuiteInServer(env, server, freshWorkspace(), 'restricted.js');
+      code = await runSuiteInServer(env, server, freshWorkspace(), extension, 'restricted.js');
       server.stop();
       server = await startServer(env);
     }

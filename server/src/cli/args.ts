@@ -26,12 +26,16 @@ export interface OptionDef {
   short?: string;
   /** Allowed values of a string option (checked here, so every command words the error alike). */
   choices?: readonly string[];
+  /** A string option that may be given more than once (every value is kept, in order, in `lists`). */
+  multiple?: boolean;
 }
 
 export type OptionDefs = Record<string, OptionDef>;
 
 export interface ParsedArgs {
   values: Record<string, string | boolean | undefined>;
+  /** Every value of each `multiple` option, in command-line order. */
+  lists: Record<string, string[]>;
   positionals: string[];
   /** `--help` / `-h` was given (the command prints its help and exits 0, whatever else is wrong). */
   help: boolean;
@@ -57,22 +61,26 @@ function oneLine(err: Error & { code?: string }): string {
 
 /** Parses a command's argv. Throws a {@link CliError} (`bad_request`) with a one-line message. */
 export function parseCommandArgs(argv: string[], defs: OptionDefs): ParsedArgs {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' },
   };
-  for (const [name, d] of Object.entries(defs)) options[name] = d.short ? { type: d.type, short: d.short } : { type: d.type };
+  for (const [name, d] of Object.entries(defs)) options[name] = { type: d.type, ...(d.short ? { short: d.short } : {}), ...(d.multiple ? { multiple: true } : {}) };
   // --help wins over every other problem on the line, as in every CLI people know.
   const wantsHelp = argv.some((a) => a === '--help' || a === '-h');
   let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
   } catch (err) {
-    if (wantsHelp) return { values: {}, positionals: [], help: true, version: false };
+    if (wantsHelp) return { values: {}, lists: {}, positionals: [], help: true, version: false };
     throw usageError(oneLine(err as Error & { code?: string }));
   }
   const values: ParsedArgs['values'] = {};
-  for (const [k, v] of Object.entries(parsed.values)) values[k] = Array.isArray(v) ? v[v.length - 1] : v;
+  const lists: ParsedArgs['lists'] = {};
+  for (const [k, v] of Object.entries(parsed.values)) {
+    values[k] = Array.isArray(v) ? v[v.length - 1] : v;
+    if (Array.isArray(v)) lists[k] = v.map(String);
+  }
   const help = values.help === true;
   if (!help) {
     for (const [name, d] of Object.entries(defs)) {
@@ -82,7 +90,7 @@ export function parseCommandArgs(argv: string[], defs: OptionDefs): ParsedArgs {
       }
     }
   }
-  return { values, positionals: parsed.positionals, help, version: values.version === true };
+  return { values, lists, positionals: parsed.positionals, help, version: values.version === true };
 }
 
 /** "a, b or c". */
@@ -94,6 +102,11 @@ export function listWords(items: readonly string[]): string {
 export function stringValue(p: ParsedArgs, name: string): string | undefined {
   const v = p.values[name];
   return typeof v === 'string' ? v : undefined;
+}
+
+/** Every value of a `multiple` string option (empty when not given). */
+export function listValue(p: ParsedArgs, name: string): string[] {
+  return p.lists[name] ?? [];
 }
 
 /** A boolean option's value. */

@@ -1,6 +1,7 @@
 /**
- * `toonlens check [--format text|json|sarif] [--fix] [--kind KIND] <files|dirs|globs…>`:
- * the editor's diagnostics for agent JSON, in CI. Exit 0: no error; 1: some error; 2: usage or I/O error.
+ * `toonlens check [--format text|json|sarif] [--fix] [--kind KIND] <files|dirs|globs…|->`:
+ * the editor's diagnostics for agent JSON, in CI. Exit 0: no error; 1: some error (or more warnings than
+ * --max-warnings); 2: usage or I/O error.
  */
 import { readdirSync, lstatSync, statSync, existsSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
@@ -9,7 +10,9 @@ import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { CODES, isDiagnosticCode } from '../core/codes';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { CliIO } from './io';
-import { CliError, defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
+import { CliError, defineCommand, flag, listValue, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
+import { isGitIgnored, parseGitignore, type IgnoreFile } from '../core/gitignore';
+import { writeOutputFile } from '../node/safeWrite';
 import { VERSION } from '../version';
 import { checkBytes, checkTooLarge, DEFAULT_MAX_FILE_SIZE_MB, TOO_LARGE_CODE, type CheckOptions, type CheckResult, type CheckSettings } from '../core/agentJson/check';
 import { detectKind } from '../core/agentJson/kinds';
@@ -30,16 +33,25 @@ import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, t
 import { pushAll } from '../core/arrays';
 import { printJson } from './jsonOut';
 
-export const CHECK_HELP = `Usage: toonlens check [options] <files|dirs|globs…>
+export const CHECK_HELP = `Usage: toonlens check [options] [--] <files|dirs|globs…|->
 
 Diagnoses agent JSON documents (verdicts, docs-hygiene reports, critique reports, recipe-build MCP
 payloads), markdown files and .toon files with exactly the editor's diagnostics. Directories are walked
-(node_modules and .git skipped) for markdown, .toon and the JSON documents ToonLens recognizes; files
-named explicitly are always read. The nearest .toonlens.json above each file sets rule severities
-and ignore globs.
+(node_modules and .git skipped, .gitignore honoured) for markdown, .toon and the JSON documents ToonLens
+recognizes; files named explicitly are always read. The nearest .toonlens.json above each file sets rule
+severities and ignore globs. '-' (or --stdin) reads one document from standard input.
 
 Options:
   --format text|json|sarif   output format (default text: path:line:col severity code message)
+  --output-file FILE         write the report to FILE instead of standard output
+  --quiet                    report errors only (warnings, infos and hints are still counted)
+  --max-warnings N           exit 1 when more than N warnings are found
+  --ignore GLOB              skip walked and glob-matched files matching GLOB (repeatable; relative to
+                             the working folder; a GLOB without '/' matches a name at any depth)
+  --no-gitignore             walk folders without reading their .gitignore files
+  --stdin                    read one document from standard input (same as '-')
+  --stdin-filename NAME      the name standard input is checked as (picks markdown, .toon or the JSON
+                             kind, and the .toonlens.json; default <stdin>, checked as JSON)
   --fix                      apply every unattended fix to the files, then report what remains
   --exit-zero                exit 0 even when errors are found (bad arguments and I/O errors still exit 2)
   --kind KIND                treat every JSON file as this kind (${DOCUMENT_KINDS.join(', ')})
@@ -48,14 +60,19 @@ Options:
   -h, --help                 show this help
   --version                  print the version
 
+Colors: on a terminal; NO_COLOR turns them off, FORCE_COLOR on. Runs over 2 s draw progress on a
+terminal's stderr. The summary line (stderr) counts every severity.
+
 Examples:
   toonlens check .
   toonlens check AGENTS.md docs/ 'agent-out/**/*.verdict.json'
-  toonlens check --format sarif . > toonlens.sarif
+  toonlens check --format sarif --output-file toonlens.sarif -- .
+  toonlens check --ignore 'vendor/**' --max-warnings 0 .
+  cat AGENTS.md | toonlens check --stdin-filename AGENTS.md -
   toonlens check --fix --kind verdict out/plan.json
 
-Exit status: 0 no error (or --exit-zero), 1 at least one error diagnostic, 2 on an error
-(bad_request, input_not_found, io).
+Exit status: 0 no error (or --exit-zero), 1 at least one error diagnostic or more warnings than
+--max-warnings, 2 on an error (bad_request, input_not_found, io).
 `;
 
 type Format = 'text' | 'json' | 'sarif';
@@ -79,6 +96,13 @@ interface CheckArgs {
   /** An explicit config file (instead of the nearest .toonlens.json). */
   config?: string;
   targets: string[];
+  /** Read one document from stdin, checked as this path (relative to the cwd) or as `<stdin>`. */
+  stdin?: { name: string | undefined };
+  quiet: boolean;
+  maxWarnings?: number;
+  ignore: string[];
+  gitignore: boolean;
+  outputFile?: string;
 }
 
 const CHECK_OPTIONS: OptionDefs = {
@@ -88,10 +112,17 @@ const CHECK_OPTIONS: OptionDefs = {
   kind: { type: 'string', choices: DOCUMENT_KINDS },
   'max-file-size-mb': { type: 'string' },
   config: { type: 'string' },
+  stdin: { type: 'boolean' },
+  'stdin-filename': { type: 'string' },
+  quiet: { type: 'boolean' },
+  'max-warnings': { type: 'string' },
+  ignore: { type: 'string', multiple: true },
+  'no-gitignore': { type: 'boolean' },
+  'output-file': { type: 'string' },
 };
 
 function checkArgs(p: ParsedArgs): ParsedArgs & CheckArgs {
-  const out: CheckArgs = { format: (stringValue(p, 'format') as Format | undefined) ?? 'text', fix: flag(p, 'fix'), targets: p.positionals };
+  const out: CheckArgs = { format: (stringValue(p, 'format') as Format | undefined) ?? 'text', fix: flag(p, 'fix'), targets: p.positionals, quiet: flag(p, 'quiet'), ignore: listValue(p, 'ignore'), gitignore: !flag(p, 'no-gitignore') };
   if (flag(p, 'exit-zero')) out.exitZero = true;
   const kind = stringValue(p, 'kind');
   if (kind !== undefined) out.kind = kind as DocumentKind;
@@ -103,7 +134,27 @@ function checkArgs(p: ParsedArgs): ParsedArgs & CheckArgs {
   }
   const config = stringValue(p, 'config');
   if (config !== undefined) out.config = config;
-  if (out.targets.length === 0) throw usageError('no files, directories or globs given');
+  const maxWarnings = stringValue(p, 'max-warnings');
+  if (maxWarnings !== undefined) {
+    if (!/^\d+$/.test(maxWarnings)) throw usageError(`--max-warnings must be a whole number, not '${maxWarnings}'`);
+    out.maxWarnings = Number(maxWarnings);
+  }
+  const outputFile = stringValue(p, 'output-file');
+  if (outputFile !== undefined) {
+    if (outputFile === '') throw usageError('--output-file needs a file name');
+    out.outputFile = outputFile;
+  }
+  const stdinName = stringValue(p, 'stdin-filename');
+  const dashes = out.targets.filter((t) => t === '-').length;
+  if (flag(p, 'stdin') || dashes > 0 || stdinName !== undefined) {
+    if (dashes > 1) throw usageError("'-' (standard input) given more than once");
+    if (out.targets.some((t) => t !== '-')) throw usageError("give files or standard input ('-', --stdin), not both");
+    if (!flag(p, 'stdin') && dashes === 0) throw usageError("--stdin-filename names standard input: add '-' or --stdin");
+    if (out.fix) throw usageError('--fix cannot write back to standard input');
+    if (stdinName === '') throw usageError('--stdin-filename needs a name');
+    out.stdin = { name: stdinName };
+    out.targets = [];
+  } else if (out.targets.length === 0) throw usageError("no files, directories or globs given (or '-' for standard input)");
   return { ...p, ...out };
 }
 
@@ -142,6 +193,8 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     files.push({ abs, explicit });
   };
 
+  const skip = ignoreMatcher(io.cwd, args.ignore);
+  const walkOptions: WalkOptions = { skip, gitignore: args.gitignore, cwd: io.cwd };
   for (const target of args.targets) {
     const abs = resolve(io.cwd, target);
     let st: Stats | undefined;
@@ -151,11 +204,12 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       st = undefined;
     }
     if (st?.isDirectory()) {
-      for (const f of walk(abs, io.cwd, configFor)) add(f, false);
+      for (const f of walk(abs, io.cwd, configFor, walkOptions)) add(f, false);
     } else if (st) {
-      add(abs, true);
+      if (skip(abs, false)) io.stderr(`toonlens check: ${display(io.cwd, abs)}: matches --ignore; skipped\n`);
+      else add(abs, true);
     } else if (GLOB_CHARS.test(target)) {
-      const matches = expandGlob(io.cwd, target);
+      const matches = expandGlob(io.cwd, target).filter((f) => !skip(f, false));
       if (matches.length === 0) {
         io.stderr(`toonlens check: no file matches '${target}'\n`);
         ioError = true;
@@ -169,9 +223,9 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
 
   const reports: FileReport[] = [];
   const textLines: string[] = [];
-  let errors = 0;
-  let warnings = 0;
+  const counts = { error: 0, warning: 0, info: 0, hint: 0 };
   let checked = 0;
+  const paint = io.color && !args.outputFile && args.format === 'text' ? COLORS : NO_COLORS;
   const workspaces = new Map<string, WorkspaceReader | undefined>();
   /** Adds one checked file's diagnostics to the output. */
   const record = (abs: string, kind: FileReport['kind'], text: string | undefined, diagnostics: CoreDiagnostic[], lineHints?: CheckResult['lineHints']): void => {
@@ -179,16 +233,23 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     const toPosition = positionMapper(text, lineHints);
     const report: FileReport = { file: rel, kind, diagnostics: [] };
     for (const d of diagnostics) {
-      if (d.severity === 'error') errors++;
-      else if (d.severity === 'warning') warnings++;
+      counts[d.severity]++;
+      if (args.quiet && d.severity !== 'error') continue;
       const range = { start: toPosition(d.range.start), end: toPosition(d.range.end) };
       report.diagnostics.push({ code: d.code, severity: d.severity, message: d.message, range });
-      textLines.push(`${rel}:${range.start.line + 1}:${range.start.character + 1} ${d.severity} ${d.code} ${d.message}`);
+      textLines.push(`${paint.path(`${rel}:${range.start.line + 1}:${range.start.character + 1}`)} ${paint[d.severity](d.severity)} ${paint.code(d.code)} ${d.message}`);
     }
     reports.push(report);
   };
 
+  let stdinBytes: Buffer | undefined;
+  if (args.stdin) {
+    stdinBytes = Buffer.from(await io.readStdin(), 'utf8');
+    files.push({ abs: resolve(io.cwd, args.stdin.name ?? STDIN_NAME), explicit: true });
+  }
+  const progress = progressLine(io, files.length);
   for (const { abs, explicit } of files) {
+    progress.tick();
     const loaded = configFor(abs);
     if (loaded.problems.length && !reportedConfigs.has(loaded.file!)) {
       reportedConfigs.add(loaded.file!);
@@ -205,7 +266,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     const opts: CheckOptions = { fsPath: abs, settings: { ...kindSettings(root, loaded), ...definedOnly(settings) }, kind: args.kind, workspace: workspaces.get(root) };
     const limitMB = opts.settings?.maxFileSizeMB ?? DEFAULT_MAX_FILE_SIZE_MB;
     // Only a regular file within the size limit is read (never a FIFO, a device or a directory; never past the limit).
-    const read = readRegularFile(abs, limitMB * 1024 * 1024);
+    const read: ReturnType<typeof readRegularFile> = stdinBytes ? (stdinBytes.length > limitMB * 1024 * 1024 ? { ok: false, code: 'too-large', reason: `is over the ${limitMB} MB limit`, size: stdinBytes.length, head: stdinBytes.subarray(0, 64 * 1024) } : { ok: true, bytes: stdinBytes, size: stdinBytes.length }) : readRegularFile(abs, limitMB * 1024 * 1024);
     if (!read.ok && read.code !== 'too-large') {
       io.stderr(`toonlens check: cannot read '${display(io.cwd, abs)}': it ${read.reason}\n`);
       ioError = true;
@@ -257,15 +318,86 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     record(abs, result.kind ?? null, result.text, applyRuleLevels(result.diagnostics, rules), result.lineHints ?? EMPTY_HINTS);
   }
 
-  if (args.format === 'json') printJson(io, reports);
-  else if (args.format === 'sarif') printJson(io, toSarif(reports));
-  else {
-    if (textLines.length) io.stdout(textLines.join('\n') + '\n');
-    io.stderr(`${checked} document${checked === 1 ? '' : 's'} checked: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`);
+  progress.done();
+  // The report goes to stdout, or whole into --output-file (written once, through the one writer).
+  let buffered = '';
+  const outIO: CliIO = args.outputFile ? { ...io, stdout: (t) => void (buffered += t) } : io;
+  if (args.format === 'json') printJson(outIO, reports);
+  else if (args.format === 'sarif') printJson(outIO, toSarif(reports));
+  else if (textLines.length) outIO.stdout(textLines.join('\n') + '\n');
+  if (args.outputFile) {
+    try {
+      writeOutputFile(resolve(io.cwd, args.outputFile), new TextEncoder().encode(buffered));
+    } catch (e) {
+      throw new CliError('io', `cannot write ${args.outputFile}: ${e instanceof WriteRefused ? e.message : ((e as NodeJS.ErrnoException).code ?? (e as Error).message)}`);
+    }
   }
+  if (args.format === 'text' || args.outputFile) io.stderr(summaryLine(checked, counts, args.quiet) + '\n');
+  const tooManyWarnings = args.maxWarnings !== undefined && counts.warning > args.maxWarnings;
+  if (tooManyWarnings) io.stderr(`toonlens check: ${counts.warning} warning${counts.warning === 1 ? '' : 's'}, more than --max-warnings ${args.maxWarnings}\n`);
   if (ioError) return 2;
-  return errors > 0 && !args.exitZero ? 1 : 0;
+  return (counts.error > 0 || tooManyWarnings) && !args.exitZero ? 1 : 0;
 });
+
+/** The name standard input is reported under without --stdin-filename. */
+const STDIN_NAME = '<stdin>';
+
+/** `N documents checked: E errors, W warnings, I infos, H hints` (every severity, --quiet or not). */
+export function summaryLine(checked: number, counts: Record<CoreDiagnostic['severity'], number>, quiet = false): string {
+  const n = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
+  return `${n(checked, 'document')} checked: ${n(counts.error, 'error')}, ${n(counts.warning, 'warning')}, ${n(counts.info, 'info')}, ${n(counts.hint, 'hint')}${quiet && counts.warning + counts.info + counts.hint > 0 ? ' (only errors shown: --quiet)' : ''}`;
+}
+
+type Paint = Record<CoreDiagnostic['severity'] | 'path' | 'code', (s: string) => string>;
+const sgr = (open: number, close: number) => (s: string) => `\x1b[${open}m${s}\x1b[${close}m`;
+const COLORS: Paint = { error: sgr(31, 39), warning: sgr(33, 39), info: sgr(36, 39), hint: sgr(2, 22), path: sgr(1, 22), code: sgr(2, 22) };
+const same = (s: string) => s;
+const NO_COLORS: Paint = { error: same, warning: same, info: same, hint: same, path: same, code: same };
+
+/** Runs longer than this draw a progress line on a terminal's stderr. */
+export const PROGRESS_AFTER_MS = 2000;
+const PROGRESS_EVERY_MS = 100;
+
+/** A progress line on stderr (a terminal only, after {@link PROGRESS_AFTER_MS}), erased when the run ends. */
+function progressLine(io: CliIO, total: number): { tick(): void; done(): void } {
+  const now = io.now;
+  if (!io.stderrIsTTY || !now) return { tick: () => undefined, done: () => undefined };
+  const start = now();
+  let shown = false;
+  let last = 0;
+  let i = 0;
+  return {
+    tick() {
+      i++;
+      const t = now();
+      if (t - start < PROGRESS_AFTER_MS || t - last < PROGRESS_EVERY_MS) return;
+      last = t;
+      shown = true;
+      io.stderr(`\rtoonlens check: ${i}/${total} files…`);
+    },
+    done() {
+      if (shown) io.stderr('\r\x1b[K');
+    },
+  };
+}
+
+/**
+ * The `--ignore` globs as one predicate on absolute paths: each glob is matched against the path relative to the
+ * cwd; a glob without `/` matches a file or folder name at any depth; a folder that matches skips what is under it.
+ */
+function ignoreMatcher(cwd: string, globs: readonly string[]): (abs: string, isDir: boolean) => boolean {
+  if (globs.length === 0) return () => false;
+  const matchers = globs.flatMap((g) => {
+    const p = g.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
+    const base = p.includes('/') ? p : `**/${p}`;
+    return [compileGlob(base), compileGlob(`${base}/**`)];
+  });
+  return (abs) => {
+    const rel = relative(cwd, abs).split(sep).join('/');
+    if (rel.startsWith('..')) return false;
+    return matchers.some((m) => m(rel));
+  };
+}
 
 /**
  * Applies the unattended fixes and writes the file through the one verified atomic writer
@@ -315,18 +447,29 @@ function positionMapper(text: string | undefined, lineHints?: LineHints): (offse
  * and .git. Symlinked folders are not followed (no loops, no walking out of the tree); a symlink to a
  * regular file is taken. FIFOs, devices, sockets and unreadable entries are passed over.
  */
-function walkFiles(dir: string, accept: (path: string, name: string, size: number) => boolean): string[] {
+interface WalkOptions {
+  /** `--ignore`: a file or folder to pass over. */
+  skip?: (abs: string, isDir: boolean) => boolean;
+  /** Read each folder's .gitignore (and those above the walk's start, up to the repository root). */
+  gitignore?: boolean;
+  cwd: string;
+}
+
+function walkFiles(dir: string, accept: (path: string, name: string, size: number) => boolean, opts: WalkOptions = { cwd: dir }): string[] {
   const out: string[] = [];
-  const stack = [dir];
+  const root = opts.gitignore ? repositoryRoot(join(dir, '.gitignore'), opts.cwd) : dir;
+  const relToRoot = (p: string) => relative(root, p).split(sep).join('/');
+  const stack: { d: string; ignores: IgnoreFile[] }[] = [{ d: dir, ignores: opts.gitignore ? ignoreFilesAbove(root, dir) : [] }];
   while (stack.length) {
-    const d = stack.pop()!;
+    const { d, ignores: above } = stack.pop()!;
+    const ignores = opts.gitignore ? withIgnoreFile(above, d, relToRoot(d)) : above;
     let names: string[];
     try {
       names = readdirSync(d).sort();
     } catch {
       continue;
     }
-    const subdirs: string[] = [];
+    const subdirs: { d: string; ignores: IgnoreFile[] }[] = [];
     for (const n of names) {
       const p = join(d, n);
       let st: Stats;
@@ -339,8 +482,11 @@ function walkFiles(dir: string, accept: (path: string, name: string, size: numbe
       } catch {
         continue;
       }
-      if (st.isDirectory()) {
-        if (!SKIPPED_DIRS.has(n)) subdirs.push(p);
+      const isDir = st.isDirectory();
+      if (opts.skip?.(p, isDir)) continue;
+      if (ignores.length && isGitIgnored(ignores, relToRoot(p), isDir)) continue;
+      if (isDir) {
+        if (!SKIPPED_DIRS.has(n)) subdirs.push({ d: p, ignores });
       } else if (st.isFile() && accept(p, n, st.size)) {
         out.push(p);
       }
@@ -350,12 +496,32 @@ function walkFiles(dir: string, accept: (path: string, name: string, size: numbe
   return out;
 }
 
+/** `ignores` plus the .gitignore of folder `dir` (at `rel` from the repository root), when it has one. */
+function withIgnoreFile(ignores: IgnoreFile[], dir: string, rel: string): IgnoreFile[] {
+  const read = readRegularText(join(dir, '.gitignore'), 4 * 1024 * 1024);
+  return read.ok ? [...ignores, parseGitignore(read.text, rel)] : ignores;
+}
+
+/** The .gitignore files of the folders from the repository root down to (not including) `dir`. */
+function ignoreFilesAbove(root: string, dir: string): IgnoreFile[] {
+  const rel = relative(root, dir);
+  if (!rel || rel.startsWith('..')) return [];
+  let files: IgnoreFile[] = [];
+  let d = root;
+  const parts = rel.split(sep);
+  for (let i = 0; i < parts.length; i++) {
+    files = withIgnoreFile(files, d, parts.slice(0, i).join('/'));
+    d = join(d, parts[i]!);
+  }
+  return files;
+}
+
 /** Markdown, .toon and the JSON files ToonLens recognizes under `dir` (sorted, node_modules/.git skipped). */
-function walk(dir: string, cwd: string, configFor: (abs: string) => LoadedConfig): string[] {
+function walk(dir: string, cwd: string, configFor: (abs: string) => LoadedConfig, opts: WalkOptions): string[] {
   return walkFiles(dir, (p, n, size) => {
     if (ignoredByConfig(configFor(p), p)) return false;
     return isMarkdownPath(n) || isToonPath(n) || n === CONFIG_FILE_NAME || (n.toLowerCase().endsWith('.json') && recognized(p, size, cwd, configFor(p)));
-  });
+  }, opts);
 }
 
 /** The kind settings of a file: the repository's `.vscode/settings.json`, then its `.toonlens.json` (which wins per glob). */
@@ -407,7 +573,7 @@ function expandGlob(cwd: string, glob: string): string[] {
   }
   const base = resolve(cwd, staticParts.join('/') || '.');
   const isMatch = compileGlob(resolve(cwd, posix).replace(/\\/g, '/'));
-  const out = walkFiles(base, (p) => isMatch(p.split(sep).join('/')));
+  const out = walkFiles(base, (p) => isMatch(p.split(sep).join('/')), { cwd });
   return out.sort();
 }
 

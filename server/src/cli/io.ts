@@ -24,6 +24,24 @@ export interface CliIO {
   /** Reads all of standard input (for `--stdin`). */
   readStdin(): Promise<string>;
   cwd: string;
+  /** Colors in text written to stdout (a terminal, or FORCE_COLOR; never with NO_COLOR). Absent: none. */
+  color?: boolean;
+  /** stderr is a terminal: progress lines may be drawn there. Absent: it is not. */
+  stderrIsTTY?: boolean;
+  /** The clock progress is timed with (milliseconds); tests pass their own. */
+  now?: () => number;
+}
+
+/**
+ * Whether stdout gets colors, as the NO_COLOR and FORCE_COLOR conventions say: FORCE_COLOR set to anything but
+ * `0` or `false` forces them, NO_COLOR set and non-empty turns them off, otherwise a terminal gets them.
+ */
+export function colorWanted(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '0' && force !== 'false') return true;
+  if (force === '0' || force === 'false') return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  return isTTY && env.TERM !== 'dumb';
 }
 
 export const processIO: CliIO = {
@@ -44,4 +62,7 @@ export const processIO: CliIO = {
     return Buffer.concat(chunks).toString('utf8');
   },
   cwd: process.cwd(),
+  color: colorWanted(process.env, process.stdout.isTTY === true),
+  stderrIsTTY: process.stderr.isTTY === true,
+  now: () => Date.now(),
 };

@@ -23,7 +23,7 @@ export const HELP = `toonlens ${VERSION} — TOON savings for markdown, diagnost
 Usage: toonlens <command> [options]
 
 Commands:
-  check [--format text|json|sarif] [--fix] <files|dirs|globs…>   diagnose agent JSON, markdown and .toon files
+  check [--format text|json|sarif] [--fix] <files|dirs|globs…|-> diagnose agent JSON, markdown and .toon files
   profile <file|--stdin> [--json]                                 profile a markdown document
   convert <file|--stdin> [--json] [--mode lossless|record|budget] convert markdown to a TOON candidate
   plan <file|--stdin> [--json] [--out HYBRID.md]                  per-section plan and hybrid document

@@ -30,3 +30,25 @@ export function serverEnvAdditions(base: NodeJS.ProcessEnv = process.env): Recor
   for (const [k, v] of Object.entries(SERVER_ENV)) if (base[k] === undefined) out[k] = v;
   return out;
 }
+
+/** The transports the server accepts on its command line (vscode-languageserver's, with our own `--stdio`). */
+const TRANSPORT = /^--(stdio|node-ipc|socket=\d+|pipe=.+|clientProcessId=\d+)$/;
+
+/**
+ * What the server answers without starting: `--help` (usage, exit 0), `--version` (exit 0), and a command line
+ * naming no transport (usage on stderr, exit 2) — instead of a stack trace out of the bundle. Undefined: start.
+ */
+export function serverUsage(argv: readonly string[], version: string): { text: string; code: 0 | 2 } | undefined {
+  const usage = `toonlens-language-server ${version} — the ToonLens language server (LSP 3.17)
+
+Usage: toonlens-language-server --stdio
+       toonlens-language-server --node-ipc | --socket=PORT | --pipe=NAME
+
+An editor starts it and talks LSP over the transport named; it reads agent JSON, markdown, .toon files
+and .toonlens.json. Other editors: https://github.com/toonlens/toonlens/blob/main/docs/install.md#other-editors
+`;
+  if (argv.includes('--help') || argv.includes('-h')) return { text: usage, code: 0 };
+  if (argv.includes('--version') || argv.includes('-v')) return { text: `${version}\n`, code: 0 };
+  if (!argv.some((a) => TRANSPORT.test(a)) && !argv.includes('--socket') && !argv.includes('--pipe')) return { text: `toonlens-language-server: no transport given\n\n${usage}`, code: 2 };
+  return undefined;
+}
