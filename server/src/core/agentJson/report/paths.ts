@@ -9,6 +9,8 @@
  *   would stay inside: the lexical and the physical meaning of `link/..` differ), and any
  *   percent-encoding (`%2e%2e`): paths are never decoded, and a literal `%XX` is refused as ambiguous.
  *   A `.git` segment (any case) is refused too: an edit to .git/config or a hook could run code.
+ *   Hook folders count as `.git`: a `.husky`, `.githooks`, `.lefthook` or `.lefthook-local` segment
+ *   (same spellings), and, in the live walk, the folder git runs hooks from (`core.hooksPath`).
  * - `scan.project_root` is resolved against the report's folder; it may use `..` (a report kept in a
  *   sub-folder), but must stay inside the workspace root, also after symlinks are resolved.
  * - A trailing `/` marks a directory (directory-rule aggregates); it is not part of the file name.
@@ -48,6 +50,8 @@ export function unsafePathReasonSlow(p: string, allowDotDot: boolean): string | 
   if (p.startsWith('/')) return 'is absolute';
   if (/%[0-9A-Fa-f]{2}/.test(p)) return 'contains percent-encoding (paths are literal; refused as ambiguous)';
   if (p.split('/').some(isGitSegment)) return 'is inside .git (repository internals are never edited)';
+  const hook = p.split('/').find(isHookSegment);
+  if (hook !== undefined) return `is inside a git hook folder (${hook}); hooks run code and are never edited`;
   if (!allowDotDot) {
     const segments = p.split('/');
     if (segments.includes('..')) {
@@ -72,13 +76,26 @@ const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  * suffixes dropped, and the NTFS 8.3 short name `git~1`.
  */
 export function isGitSegment(segment: string): boolean {
+  const s = normalizeSegment(segment);
+  return s === '.git' || s === 'git~1';
+}
+
+/** A segment as a case-insensitive, HFS+/NTFS-tolerant file system would name it. */
+function normalizeSegment(segment: string): string {
   let s = segment.replace(HFS_IGNORABLE, '').toLowerCase();
   const colon = s.indexOf(':');
   if (colon >= 0) s = s.slice(0, colon);
   let end = s.length;
   while (end > 0 && (s[end - 1] === '.' || s[end - 1] === ' ')) end--;
-  s = s.slice(0, end);
-  return s === '.git' || s === 'git~1';
+  return s.slice(0, end);
+}
+
+/** Folders git hook managers run hooks from (husky, a plain `core.hooksPath` convention, lefthook). */
+const HOOK_FOLDERS = new Set(['.husky', '.githooks', '.lefthook', '.lefthook-local']);
+
+/** Whether one path segment names a hook folder, spelled any way {@link isGitSegment} accepts for `.git`. */
+export function isHookSegment(segment: string): boolean {
+  return HOOK_FOLDERS.has(normalizeSegment(segment));
 }
 
 /** Whether `child` is `parent` or lies under it (both absolute, normalized). */
@@ -95,6 +112,8 @@ export interface FsView {
   realpath(absPath: string): string | undefined;
   entryType?(absPath: string): EntryType | undefined;
   isGitDir?(absPath: string): boolean;
+  /** The real folders git runs hooks from for the repository holding the existing folder `dirReal` (`core.hooksPath`). */
+  hookDirs?(dirReal: string): readonly string[];
 }
 
 /** Where a path really is, once every existing component is resolved. */
@@ -110,8 +129,8 @@ export interface RealLocation {
 /**
  * THE containment walk (planner, live rules and the Node writer all use it): resolves `absPath`, or its
  * nearest existing ancestor not above `stop`, through `fs.realpath`, and accepts it only when the real
- * location is inside `rootReal`, has no `.git` segment in any spelling (its missing remainder neither),
- * is not inside a git directory, and the first missing component is not a dangling symlink. `label`
+ * location is inside `rootReal`, has no `.git` or hook-folder segment in any spelling (its missing
+ * remainder neither), is not inside a git directory nor the folder git runs hooks from, and the first missing component is not a dangling symlink. `label`
  * starts every reason. `absPath` must be lexically inside `stop`; only such paths are asked about.
  */
 export function realLocation(absPath: string, stop: string, rootReal: string, fs: FsView, label: string): Located<RealLocation> {
@@ -133,6 +152,15 @@ export function realLocation(absPath: string, stop: string, rootReal: string, fs
   const inside = nodePath.relative(rootReal, real);
   const segments = [...(inside === '' ? [] : inside.split(nodePath.sep)), ...missing];
   if (segments.some(isGitSegment)) return { ok: false, reason: `${label} resolves inside .git${inside.split(nodePath.sep).some(isGitSegment) ? ' through a symlink' : ''} (repository internals are never edited)` };
+  const hook = segments.find(isHookSegment);
+  if (hook !== undefined) return { ok: false, reason: `${label} resolves inside a git hook folder (${hook}); hooks run code and are never edited` };
+  if (fs.hookDirs) {
+    const folder = missing.length > 0 || fs.entryType?.(real) === 'directory' ? real : nodePath.dirname(real);
+    const planned = nodePath.join(real, ...missing).toLowerCase();
+    for (const h of fs.hookDirs(folder)) {
+      if (isInside(h.toLowerCase(), planned)) return { ok: false, reason: `${label} resolves inside the folder git runs hooks from (${h}, core.hooksPath); hooks run code and are never edited` };
+    }
+  }
   if (fs.isGitDir) {
     // Every existing folder from the root down to the deepest existing one (a bare repository has no `.git` name).
     let dir = missing.length > 0 || fs.entryType?.(real) === 'directory' ? real : nodePath.dirname(real);
