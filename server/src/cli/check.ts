@@ -7,7 +7,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { compileGlob } from '../core/glob';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { CODES, isDiagnosticCode } from '../core/codes';
-import { parse as parseJsonc } from 'jsonc-parser';
+import { clampOrDefault } from '../core/settingRanges';
 import type { CliIO } from './io';
 import { CliError, defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { VERSION } from '../version';
@@ -99,7 +99,7 @@ function checkArgs(p: ParsedArgs): ParsedArgs & CheckArgs {
   if (max !== undefined) {
     const n = Number(max);
     if (!(n > 0)) throw usageError(`--max-file-size-mb must be a positive number, not '${max}'`);
-    out.maxFileSizeMB = n;
+    out.maxFileSizeMB = clampOrDefault('maxFileSizeMB', n);
   }
   const config = stringValue(p, 'config');
   if (config !== undefined) out.config = config;
@@ -124,7 +124,6 @@ const GLOB_CHARS = /[*?[\]{}]/;
 
 export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: CHECK_HELP, errorExit: 2 }, async (p, io) => {
   const args = checkArgs(p);
-  settingsCache.clear(); // settings files may have changed since the previous run in this process
   const configs = new ConfigLoader();
   const explicitConfig = args.config !== undefined ? readConfigFile(resolve(io.cwd, args.config)) : undefined;
   const reportedConfigs = new Set<string>();
@@ -202,7 +201,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     const rules = loaded.config.rules;
     const root = repositoryRoot(abs, io.cwd);
     if (!workspaces.has(root)) workspaces.set(root, workspaceFactory?.(root));
-    const opts: CheckOptions = { fsPath: abs, settings: { ...kindSettings(root, loaded), ...definedOnly(settings) }, kind: args.kind, workspace: workspaces.get(root) };
+    const opts: CheckOptions = { fsPath: abs, settings: { ...kindSettings(loaded), ...definedOnly(settings) }, kind: args.kind, workspace: workspaces.get(root) };
     const limitMB = opts.settings?.maxFileSizeMB ?? DEFAULT_MAX_FILE_SIZE_MB;
     // Only a regular file within the size limit is read (never a FIFO, a device or a directory; never past the limit).
     const read = readRegularFile(abs, limitMB * 1024 * 1024);
@@ -358,11 +357,13 @@ function walk(dir: string, cwd: string, configFor: (abs: string) => LoadedConfig
   });
 }
 
-/** The kind settings of a file: the repository's `.vscode/settings.json`, then its `.toonlens.json` (which wins per glob). */
-function kindSettings(root: string, loaded: LoadedConfig): CheckSettings {
-  const ws = workspaceSettings(root);
-  if (Object.keys(loaded.config.documentKinds).length === 0) return ws;
-  return { ...ws, documentKinds: { ...ws.documentKinds, ...loaded.config.documentKinds } };
+/**
+ * The kind settings of a file: its `.toonlens.json` only. The editor's `.vscode/settings.json` is never read:
+ * a repository's workspace settings are the editor's business (VS Code ignores the risky ones in an untrusted
+ * workspace), and the CLI would have no such protection.
+ */
+function kindSettings(loaded: LoadedConfig): CheckSettings {
+  return Object.keys(loaded.config.documentKinds).length === 0 ? {} : { documentKinds: { ...loaded.config.documentKinds } };
 }
 
 /** The engine options a project's config sets (tokenizer, token gate), as the editor's settings carry them. */
@@ -381,7 +382,7 @@ function decodeText(bytes: Uint8Array): string {
 /** Whether a walked file is a ToonLens document: by name without reading, else by sniffing its parsed content. */
 function recognized(path: string, size: number, cwd: string, loaded: LoadedConfig): boolean {
   const root = repositoryRoot(path, cwd);
-  const kindOpts = { fsPath: path, settings: kindSettings(root, loaded), root };
+  const kindOpts = { fsPath: path, settings: kindSettings(loaded), root };
   if (detectKind('', undefined, kindOpts)) return true;
   if (size > 50 * 1024 * 1024) return false;
   try {
@@ -409,33 +410,6 @@ function expandGlob(cwd: string, glob: string): string[] {
   const isMatch = compileGlob(resolve(cwd, posix).replace(/\\/g, '/'));
   const out = walkFiles(base, (p) => isMatch(p.split(sep).join('/')));
   return out.sort();
-}
-
-const settingsCache = new Map<string, CheckSettings>();
-
-/**
- * The editor settings a repository commits (`.vscode/settings.json`: toonlens.documentKinds and
- * toonlens.maxFileSizeMB), so CI associates kinds exactly as the editor does. Unreadable → none.
- */
-export function workspaceSettings(root: string): CheckSettings {
-  let cached = settingsCache.get(root);
-  if (cached) return cached;
-  cached = {};
-  try {
-    const file = readRegularText(join(root, '.vscode', 'settings.json'), 4 * 1024 * 1024);
-    if (!file.ok) throw new Error(file.reason);
-    const raw = parseJsonc(file.text, [], { allowTrailingComma: true }) as Record<string, unknown> | undefined;
-    const kinds = raw?.['toonlens.documentKinds'];
-    if (kinds && typeof kinds === 'object' && !Array.isArray(kinds)) {
-      cached.documentKinds = Object.fromEntries(Object.entries(kinds).filter(([, k]) => DOCUMENT_KINDS.includes(k as DocumentKind))) as Record<string, DocumentKind>;
-    }
-    const max = raw?.['toonlens.maxFileSizeMB'];
-    if (typeof max === 'number' && max > 0) cached.maxFileSizeMB = max;
-  } catch {
-    // no settings file, or one that is not JSON: the defaults apply
-  }
-  settingsCache.set(root, cached);
-  return cached;
 }
 
 function definedOnly(s: CheckSettings): CheckSettings {
