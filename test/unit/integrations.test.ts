@@ -85,7 +85,7 @@ describe('action.yml (composite)', () => {
       if (typeof s.run === 'string') assert.doesNotMatch(s.run, /\$\{\{\s*inputs\./, 'inputs reach scripts through env, never inline');
     }
     const check = steps.find((s) => s.id === 'check')!;
-    assert.match(String(check.run), /toonlens@\$\{TOONLENS_VERSION\}" check --format sarif \$\{TOONLENS_PATHS\} > "\$\{TOONLENS_SARIF\}"/);
+    assert.match(String(check.run), /toonlens@\$\{TOONLENS_VERSION\}" check --format sarif -- \$\{TOONLENS_PATHS\} > "\$\{TOONLENS_SARIF\}"/);
     assert.equal(obj(check.env).TOONLENS_PATHS, '${{ inputs.paths }}');
     const upload = steps.find((s) => typeof s.uses === 'string' && s.uses.startsWith('github/codeql-action/upload-sarif@'))!;
     assert.ok(upload, 'an upload-sarif step');
@@ -103,7 +103,7 @@ describe('.pre-commit-hooks.yaml', () => {
     assert.equal(hooks.length, 1);
     const hook = obj(hooks[0]);
     assert.equal(hook.id, 'toonlens-check');
-    assert.equal(hook.entry, 'toonlens check');
+    assert.equal(hook.entry, 'toonlens check --');
     assert.equal(hook.language, 'node');
     assert.equal(typeof hook.name, 'string');
     const files = new RegExp(String(hook.files));

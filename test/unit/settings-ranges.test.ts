@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../server/src/cli/check';
 import type { CliIO } from '../../server/src/cli/io';
-import { SETTING_RANGES, clampSetting, type NumericSetting } from '../../server/src/core/settingRanges';
+import { SETTING_RANGES, clampSetting, type NumericRange, type NumericSetting } from '../../server/src/core/settingRanges';
 import { normalizeSettings } from '../../server/src/lsp/settings';
 import { configDiagnostics, parseConfig } from '../../server/src/core/config';
 import { REPO_ROOT } from '../paths';
@@ -38,7 +38,7 @@ describe('setting ranges', () => {
     assert.ok(numeric.length >= 3);
     for (const [key, p] of numeric) {
       const name = key.replace(/^toonlens\./, '') as NumericSetting;
-      const r = SETTING_RANGES[name];
+      const r: NumericRange | undefined = SETTING_RANGES[name];
       assert.ok(r, `${key} has no range in core/settingRanges.ts`);
       assert.equal(p.default, r.default, key);
       assert.equal(p.maximum, r.max, key);

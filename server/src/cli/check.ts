@@ -16,7 +16,7 @@ import { detectKind } from '../core/agentJson/kinds';
 import { applyFixes } from '../core/json/edits';
 import { parseJson } from '../core/json/parse';
 import { createNodeWorkspace } from '../node/workspace';
-import { readRegularFile, readRegularText } from '../node/files';
+import { readRegularFile, readRegularText, realpathOrUndefined } from '../node/files';
 import { WriteRefused, realRoot, replaceFile } from '../node/safeWrite';
 import { sha256Hex } from '../core/agentJson/report/text';
 import { isInside } from '../core/agentJson/report/paths';
@@ -141,6 +141,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     files.push({ abs, explicit });
   };
 
+  const skippedNote = (path: string) => io.stderr(`toonlens check: ${display(io.cwd, path)}: a symlink to a file outside the folder being checked; skipped, not read\n`);
   for (const target of args.targets) {
     const abs = resolve(io.cwd, target);
     let st: Stats | undefined;
@@ -150,11 +151,11 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       st = undefined;
     }
     if (st?.isDirectory()) {
-      for (const f of walk(abs, io.cwd, configFor)) add(f, false);
+      for (const f of walk(abs, io.cwd, configFor, skippedNote)) add(f, false);
     } else if (st) {
       add(abs, true);
     } else if (GLOB_CHARS.test(target)) {
-      const matches = expandGlob(io.cwd, target);
+      const matches = expandGlob(io.cwd, target, skippedNote);
       if (matches.length === 0) {
         io.stderr(`toonlens check: no file matches '${target}'\n`);
         ioError = true;
@@ -314,8 +315,12 @@ function positionMapper(text: string | undefined, lineHints?: LineHints): (offse
  * and .git. Symlinked folders are not followed (no loops, no walking out of the tree); a symlink to a
  * regular file is taken. FIFOs, devices, sockets and unreadable entries are passed over.
  */
-function walkFiles(dir: string, accept: (path: string, name: string, size: number) => boolean): string[] {
+function walkFiles(dir: string, accept: (path: string, name: string, size: number) => boolean, note: (path: string) => void = () => undefined): string[] {
   const out: string[] = [];
+  // A symlinked file is followed only when its real path stays inside the walked tree: a committed
+  // `leak.json -> ../outside/secret.json` would otherwise be read and quoted (SARIF goes to code scanning).
+  const treeReal = realpathOrUndefined(dir);
+  if (treeReal === undefined) return out;
   const stack = [dir];
   while (stack.length) {
     const d = stack.pop()!;
@@ -334,6 +339,11 @@ function walkFiles(dir: string, accept: (path: string, name: string, size: numbe
         if (st.isSymbolicLink()) {
           st = statSync(p);
           if (!st.isFile()) continue;
+          const real = realpathOrUndefined(p);
+          if (real === undefined || !isInside(treeReal, real)) {
+            if (isMarkdownPath(n) || isToonPath(n) || n.toLowerCase().endsWith('.json')) note(p);
+            continue;
+          }
         }
       } catch {
         continue;
@@ -350,11 +360,15 @@ function walkFiles(dir: string, accept: (path: string, name: string, size: numbe
 }
 
 /** Markdown, .toon and the JSON files ToonLens recognizes under `dir` (sorted, node_modules/.git skipped). */
-function walk(dir: string, cwd: string, configFor: (abs: string) => LoadedConfig): string[] {
-  return walkFiles(dir, (p, n, size) => {
-    if (ignoredByConfig(configFor(p), p)) return false;
-    return isMarkdownPath(n) || isToonPath(n) || n === CONFIG_FILE_NAME || (n.toLowerCase().endsWith('.json') && recognized(p, size, cwd, configFor(p)));
-  });
+function walk(dir: string, cwd: string, configFor: (abs: string) => LoadedConfig, note: (path: string) => void): string[] {
+  return walkFiles(
+    dir,
+    (p, n, size) => {
+      if (ignoredByConfig(configFor(p), p)) return false;
+      return isMarkdownPath(n) || isToonPath(n) || n === CONFIG_FILE_NAME || (n.toLowerCase().endsWith('.json') && recognized(p, size, cwd, configFor(p)));
+    },
+    note,
+  );
 }
 
 /**
@@ -398,7 +412,7 @@ function recognized(path: string, size: number, cwd: string, loaded: LoadedConfi
 }
 
 /** Files matching a glob, searched from its static prefix (relative globs from the cwd). */
-function expandGlob(cwd: string, glob: string): string[] {
+function expandGlob(cwd: string, glob: string, note: (path: string) => void): string[] {
   const posix = glob.replace(/\\/g, '/');
   const parts = posix.split('/');
   const staticParts: string[] = [];
@@ -408,7 +422,7 @@ function expandGlob(cwd: string, glob: string): string[] {
   }
   const base = resolve(cwd, staticParts.join('/') || '.');
   const isMatch = compileGlob(resolve(cwd, posix).replace(/\\/g, '/'));
-  const out = walkFiles(base, (p) => isMatch(p.split(sep).join('/')));
+  const out = walkFiles(base, (p) => isMatch(p.split(sep).join('/')), note);
   return out.sort();
 }
 
