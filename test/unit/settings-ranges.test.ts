@@ -65,9 +65,18 @@ describe('setting ranges', () => {
     assert.equal(normalizeSettings({ codeLens: { minSavingsPct: 1e9 } }).codeLens.minSavingsPct, 100);
     assert.equal(normalizeSettings({ 'codeLens.minSavingsPct': -20 }).codeLens.minSavingsPct, 0);
     assert.equal(normalizeSettings({ minTokenSavings: 1e308 }).minTokenSavings, 100_000);
-    assert.equal(normalizeSettings({ minTokenSavings: -3 }).minTokenSavings, 0);
+    assert.equal(normalizeSettings({ minTokenSavings: -3 }).minTokenSavings, -3);
+    assert.equal(normalizeSettings({ minTokenSavings: -1e308 }).minTokenSavings, -100_000);
     assert.equal(normalizeSettings({ minTokenSavings: NaN }).minTokenSavings, 1);
     assert.equal(clampSetting('maxFileSizeMB', Number.MAX_VALUE), 64);
+  });
+
+  test('--min-token-savings on the engine commands is clamped the same way', async () => {
+    const { main } = await import('../../server/src/cli/main');
+    let out = '';
+    const io: CliIO = { cwd: REPO_ROOT, stdout: (t) => void (out += t), stderr: () => undefined, readStdin: async () => '| a | b |\n| --- | --- |\n| 1 | 2 |\n' };
+    assert.equal(await main(['convert', '--stdin', '--json', `--min-token-savings=${'9'.repeat(400)}`], io), 0);
+    assert.ok(JSON.parse(out).warnings.some((w: { code: string }) => w.code === 'token_regression'), 'a 400-digit gate is accepted (taken as the maximum) and applies');
   });
 
   test('.toonlens.json minTokenSavings is clamped the same way (and the schema says so)', () => {

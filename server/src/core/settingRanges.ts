@@ -22,7 +22,8 @@ export const MAX_FILE_SIZE_MB_CEILING = 64;
 export const SETTING_RANGES = {
   maxFileSizeMB: { min: 0, minExclusive: true, max: MAX_FILE_SIZE_MB_CEILING, default: 50, unit: 'megabytes' },
   'codeLens.minSavingsPct': { min: 0, max: 100, default: 0, unit: 'percent' },
-  minTokenSavings: { min: 0, max: 100_000, default: DEFAULT_MIN_TOKEN_SAVINGS, unit: 'tokens' },
+  // Negative: a conversion may cost up to that many tokens (the CLI's --min-token-savings=-100 is lenient).
+  minTokenSavings: { min: -100_000, max: 100_000, default: DEFAULT_MIN_TOKEN_SAVINGS, unit: 'tokens' },
 } as const satisfies Record<string, NumericRange>;
 
 export type NumericSetting = keyof typeof SETTING_RANGES;
