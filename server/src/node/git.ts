@@ -40,14 +40,57 @@ function realOrPlanned(p: string): string {
   }
 }
 
+/** The longest a hook-folder answer is reused even while git's config files look unchanged (included files, system config). */
+const HOOK_DIRS_MAX_AGE_MS = 5000;
+
+interface HookEntry {
+  dirs: readonly string[];
+  /** The config files git reads for that repository, as stat saw them when the answer was made. */
+  configFiles: readonly string[];
+  stamp: string;
+  at: number;
+}
+
+const hookCache = new Map<string, HookEntry>();
+
+/** Size, mtime and inode of each file (or "-" when it is missing): a change to any of them invalidates an answer. */
+function stampOf(files: readonly string[]): string {
+  return files
+    .map((f) => {
+      try {
+        const st = fs.statSync(f);
+        return `${st.size}:${st.mtimeMs}:${st.ino}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join('|');
+}
+
+/** The user's and the system's git config files (what `git config --global` / `--system` edit). */
+function globalConfigFiles(): string[] {
+  const home = process.env.HOME ?? process.env.USERPROFILE;
+  const xdg = process.env.XDG_CONFIG_HOME ?? (home ? nodePath.join(home, '.config') : undefined);
+  return [...(home ? [nodePath.join(home, '.gitconfig')] : []), ...(xdg ? [nodePath.join(xdg, 'git', 'config')] : []), '/etc/gitconfig'];
+}
+
 /**
  * The folder git runs hooks from for the repository holding the existing folder `dir`: `core.hooksPath`
  * when configured (relative values resolved the way git resolves them), else the git directory's
  * `hooks/`. Returned as real paths (a folder that does not exist yet: its real parent plus the rest);
- * empty when `dir` is in no repository or git is not available.
+ * empty when `dir` is in no repository or git is not available. An answer is reused only while the
+ * repository's and the user's git config files are unchanged, and for a few seconds at most (a batch of
+ * writes asks for every folder it touches; git is not spawned for each).
  */
 export function gitHookDirs(dir: string): readonly string[] {
-  const out = git(dir, ['rev-parse', '--path-format=absolute', '--git-path', 'hooks']);
-  const line = out?.replace(/\r?\n$/, '');
-  return line && nodePath.isAbsolute(line) ? [realOrPlanned(line)] : [];
+  const now = Date.now();
+  const hit = hookCache.get(dir);
+  if (hit && now - hit.at < HOOK_DIRS_MAX_AGE_MS && stampOf(hit.configFiles) === hit.stamp) return hit.dirs;
+  const out = git(dir, ['rev-parse', '--path-format=absolute', '--git-path', 'hooks', '--git-common-dir', '--git-dir']);
+  const [hooks, common, gitDir] = (out ?? '').split(/\r?\n/);
+  const dirs = hooks && nodePath.isAbsolute(hooks) ? [realOrPlanned(hooks)] : [];
+  const configFiles = [...(common ? [nodePath.join(common, 'config')] : []), ...(gitDir ? [nodePath.join(gitDir, 'config.worktree')] : []), ...globalConfigFiles()];
+  if (hookCache.size > 10000) hookCache.clear();
+  hookCache.set(dir, { dirs, configFiles, stamp: stampOf(configFiles), at: now });
+  return dirs;
 }

@@ -13,7 +13,7 @@ import { MAX_INPUT_BYTES, entryTypeOf, isExecutableFile, liveFsView, looksLikeGi
 import { git, gitHookDirs } from './git';
 import { WriteRefused, createFile, deleteFile, moveFile, realRoot, removeMadeDir, replaceFile } from './safeWrite';
 
-/** How long a reader reuses a "is this folder a git directory" or "hook folders" answer (lenses ask for every entry). */
+/** How long a "is this folder a git directory" answer is reused by a reader (lenses ask for every entry). */
 const GIT_DIR_TTL_MS = 2000;
 
 /** The top level of the git work tree holding `dir`, or undefined when there is none (or git is missing). */
@@ -35,7 +35,6 @@ export function createNodeWorkspace(root: string, openText: (absPath: string) =>
     return toplevels.get(dir);
   };
   const gitDirs = new Map<string, { at: number; is: boolean }>();
-  const hookDirs = new Map<string, { at: number; dirs: readonly string[] }>();
   return {
     root: rootAbs,
     openText,
@@ -45,15 +44,7 @@ export function createNodeWorkspace(root: string, openText: (absPath: string) =>
     },
     realpath: realpathOrUndefined,
     entryType: entryTypeOf,
-    hookDirs(dirReal) {
-      const hit = hookDirs.get(dirReal);
-      const now = Date.now();
-      if (hit && now - hit.at < GIT_DIR_TTL_MS) return hit.dirs;
-      const dirs = gitHookDirs(dirReal);
-      if (hookDirs.size > 10000) hookDirs.clear();
-      hookDirs.set(dirReal, { at: now, dirs });
-      return dirs;
-    },
+    hookDirs: gitHookDirs,
     isExecutable: isExecutableFile,
     isGitDir(absPath) {
       const hit = gitDirs.get(absPath);
