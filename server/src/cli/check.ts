@@ -35,15 +35,16 @@ export const CHECK_HELP = `Usage: toonlens check [options] <files|dirs|globs…>
 Diagnoses agent JSON documents (verdicts, docs-hygiene reports, critique reports, recipe-build MCP
 payloads), markdown files and .toon files with exactly the editor's diagnostics. Directories are walked
 (node_modules and .git skipped) for markdown, .toon and the JSON documents ToonLens recognizes; files
-named explicitly are always read. The nearest .toonlens.json above each file sets rule severities
-and ignore globs.
+named explicitly are always read; a walked symlink is followed only to a file inside the walked
+folder. The nearest .toonlens.json above each file sets rule severities and ignore globs (the
+editor's .vscode/settings.json is never read). After -- every word is a path, never an option.
 
 Options:
   --format text|json|sarif   output format (default text: path:line:col severity code message)
   --fix                      apply every unattended fix to the files, then report what remains
   --exit-zero                exit 0 even when errors are found (bad arguments and I/O errors still exit 2)
   --kind KIND                treat every JSON file as this kind (${DOCUMENT_KINDS.join(', ')})
-  --max-file-size-mb N       skip larger files with an info diagnostic (default 50)
+  --max-file-size-mb N       skip larger files with an info diagnostic (default 50, at most 64)
   --config FILE              use this config file instead of the nearest .toonlens.json
   -h, --help                 show this help
   --version                  print the version
