@@ -5,6 +5,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync } from 'node:fs';
 import { run } from '../../server/src/cli/apply';
+import { run as check } from '../../server/src/cli/check';
 import type { CliIO } from '../../server/src/cli/io';
 import { applyChangesNode } from '../../server/src/node/workspace';
 import { isHookSegment, unsafePathReason } from '../../server/src/core/agentJson/report/paths';
@@ -90,6 +91,15 @@ describe('hook folders are treated like .git', () => {
     assert.equal(await run(['hygiene.report.json', '--tier', 'all'], io), 1, io.out + io.err);
     assert.match(io.out, /is executable; an executable file is never moved/);
     assert.deepEqual(ws.snapshot(), before);
+  });
+
+  test('check: report/unsafe-path on every destination in a hook location (by name and through core.hooksPath)', async () => {
+    const ws = hookRepo(['.husky/post-checkout', '.githooks/x', 'tools/hooks/post-checkout', 'archive/ok.md'], { hooksPath: 'tools/hooks', executable: false });
+    const io = capture(ws.root);
+    await check(['--format', 'json', 'hygiene.report.json'], io);
+    const ds = (JSON.parse(io.out) as { diagnostics: { code: string; message: string }[] }[])[0]!.diagnostics.filter((d) => d.code === 'report/unsafe-path');
+    assert.equal(ds.length, 3, JSON.stringify(ds));
+    assert.ok(ds.some((d) => /folder git runs hooks from/.test(d.message)), JSON.stringify(ds));
   });
 
   test('the Node writer refuses a hand-made plan into a hook folder or moving an executable file', () => {
