@@ -37,7 +37,11 @@ describe('hook folders are treated like .git', () => {
     for (const p of ['.githooks/post-checkout', '.husky/post-checkout', 'a/.HUSKY/x', '.githooks./x', '.lefthook/pre-commit/x.sh', '.lefthook-local/x']) {
       assert.match(unsafePathReason(p) ?? '', /hook folder/, p);
     }
+    for (const p of ['lefthook.yml', '.lefthook-local.yaml', 'sub/.pre-commit-config.yaml', '.huskyrc.json', 'simple-git-hooks.json', '.overcommit.yml', 'LEFTHOOK.YML']) {
+      assert.match(unsafePathReason(p) ?? '', /hook manager's configuration/, p);
+    }
     assert.equal(unsafePathReason('docs/husky.md'), undefined);
+    assert.equal(unsafePathReason('docs/lefthook.md'), undefined);
     assert.equal(isHookSegment('githooks'), false);
   });
 
@@ -82,6 +86,19 @@ describe('hook folders are treated like .git', () => {
     const again = capture(ws.root);
     assert.equal(await run(['hygiene.report.json'], again), 0, again.out + again.err);
     assert.equal(ws.read('hooks-here/post-checkout'), RUN);
+  });
+
+  test('lines appended to an existing lefthook.yml or .pre-commit-config.yaml (auto tier): refused, nothing written', async () => {
+    const ws = tempWorkspace({ 'docs/notes.md': 'post-checkout:\n  commands:\n', 'lefthook.yml': '# hooks\n', 'pkg/.pre-commit-config.yaml': 'repos: []\n' }, { git: true });
+    spaces.push(ws);
+    const text = 'post-checkout:\n  commands:\n';
+    const entries = ['lefthook.yml', 'pkg/.pre-commit-config.yaml'].map((dest) => deterministicEntry('docs/notes.md', { kind: 'move-to-archive', expected_sha256: sha(text), anchor: { start_line: 1, end_line: 1 }, dest_path: dest }));
+    ws.write('hygiene.report.json', JSON.stringify(makeReport(entries), null, 2));
+    const before = ws.snapshot();
+    const io = capture(ws.root);
+    assert.equal(await run(['hygiene.report.json', '--tier', 'all'], io), 1, io.out + io.err);
+    assert.equal(io.out.match(/refused: .*hook manager's configuration/g)?.length, 2, io.out);
+    assert.deepEqual(ws.snapshot(), before);
   });
 
   test('an executable file is never moved, even to a harmless folder', async () => {

@@ -10,7 +10,8 @@
  *   percent-encoding (`%2e%2e`): paths are never decoded, and a literal `%XX` is refused as ambiguous.
  *   A `.git` segment (any case) is refused too: an edit to .git/config or a hook could run code.
  *   Hook folders count as `.git`: a `.husky`, `.githooks`, `.lefthook` or `.lefthook-local` segment
- *   (same spellings), and, in the live walk, the folder git runs hooks from (`core.hooksPath`).
+ *   (same spellings), and, in the live walk, the folder git runs hooks from (`core.hooksPath`); so do
+ *   hook managers' configuration files (`lefthook.yml`, `.pre-commit-config.yaml`, …).
  * - `scan.project_root` is resolved against the report's folder; it may use `..` (a report kept in a
  *   sub-folder), but must stay inside the workspace root, also after symlinks are resolved.
  * - A trailing `/` marks a directory (directory-rule aggregates); it is not part of the file name.
@@ -35,7 +36,7 @@ const PLAINLY_SAFE = /^[A-Za-z0-9_][\w.-]*(?:\/[A-Za-z0-9_][\w.-]*)*\/?$/;
 /** Why a report path is unsafe, or undefined when it is a safe project-root-relative path. */
 export function unsafePathReason(p: unknown, opts: { allowDotDot?: boolean } = {}): string | undefined {
   if (typeof p !== 'string') return undefined; // a type error is the schema's business
-  if (PLAINLY_SAFE.test(p)) return undefined;
+  if (PLAINLY_SAFE.test(p)) return hookConfigReason(p);
   return unsafePathReasonSlow(p, opts.allowDotDot === true);
 }
 
@@ -64,7 +65,24 @@ export function unsafePathReasonSlow(p: string, allowDotDot: boolean): string | 
       return "contains a '..' segment";
     }
   }
-  return undefined;
+  return hookConfigReason(p);
+}
+
+/**
+ * A hook manager's configuration file (lefthook, pre-commit, husky 4, simple-git-hooks, overcommit): it
+ * names commands that run on git events, so editing it is as good as writing a hook.
+ */
+const HOOK_CONFIG_FILE = /^(?:\.?lefthook(?:-local)?\.ya?ml|\.pre-commit-config\.ya?ml|\.huskyrc(?:\.json|\.c?js|\.ya?ml)?|husky\.config\.c?js|\.?simple-git-hooks\.(?:c?js|json)|\.overcommit\.yml)$/;
+
+/** Whether one path segment (spelled any way {@link isGitSegment} accepts) names a hook manager's configuration file. */
+export function isHookConfigName(segment: string): boolean {
+  return HOOK_CONFIG_FILE.test(normalizeSegment(segment));
+}
+
+function hookConfigReason(p: string): string | undefined {
+  const name = p.replace(/\/+$/, '');
+  const last = name.slice(name.lastIndexOf('/') + 1);
+  return isHookConfigName(last) ? `names a git hook manager's configuration (${last}); it defines commands that run on git events and is never edited` : undefined;
 }
 
 /** Code points HFS+ ignores in file names (so `.g\u200cit` is `.git` there). */
@@ -154,6 +172,8 @@ export function realLocation(absPath: string, stop: string, rootReal: string, fs
   if (segments.some(isGitSegment)) return { ok: false, reason: `${label} resolves inside .git${inside.split(nodePath.sep).some(isGitSegment) ? ' through a symlink' : ''} (repository internals are never edited)` };
   const hook = segments.find(isHookSegment);
   if (hook !== undefined) return { ok: false, reason: `${label} resolves inside a git hook folder (${hook}); hooks run code and are never edited` };
+  const last = segments[segments.length - 1];
+  if (last !== undefined && isHookConfigName(last)) return { ok: false, reason: `${label} resolves to a git hook manager's configuration (${last}); it defines commands that run on git events and is never edited` };
   if (fs.hookDirs) {
     const folder = missing.length > 0 || fs.entryType?.(real) === 'directory' ? real : nodePath.dirname(real);
     const planned = nodePath.join(real, ...missing).toLowerCase();
