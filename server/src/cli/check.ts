@@ -314,12 +314,12 @@ function positionMapper(text: string | undefined, lineHints?: LineHints): (offse
 /**
  * Every regular file under `dir` that `accept` takes, depth first in name order, skipping node_modules
  * and .git. Symlinked folders are not followed (no loops, no walking out of the tree); a symlink to a
- * regular file is taken. FIFOs, devices, sockets and unreadable entries are passed over.
+ * regular file is taken only when the file's real path is inside `dir` (else `note` is told, for names
+ * check would have looked at). FIFOs, devices, sockets and unreadable entries are passed over.
  */
 function walkFiles(dir: string, accept: (path: string, name: string, size: number) => boolean, note: (path: string) => void = () => undefined): string[] {
   const out: string[] = [];
-  // A symlinked file is followed only when its real path stays inside the walked tree: a committed
-  // `leak.json -> ../outside/secret.json` would otherwise be read and quoted (SARIF goes to code scanning).
+  // A committed `leak.json -> ../outside/secret.json` must not be read and quoted (SARIF goes to code scanning).
   const treeReal = realpathOrUndefined(dir);
   if (treeReal === undefined) return out;
   const stack = [dir];
