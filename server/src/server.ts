@@ -176,7 +176,7 @@ function getWorkspaceReader(uri: string): WorkspaceReader | undefined {
   let reader = readers.get(key);
   if (!reader) {
     const node = createNodeWorkspace(root, openBufferText);
-    reader = trusted ? node : { ...node, root: node.root, gitState: () => undefined };
+    reader = trusted ? node : { ...node, root: node.root, gitState: () => undefined, hookDirs: () => [] };
     readers.set(key, reader);
   }
   return reader;

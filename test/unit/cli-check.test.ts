@@ -177,19 +177,23 @@ describe('toonlens check: walking, formats, exit codes', () => {
 });
 
 describe('toonlens check: the repository’s editor settings', () => {
-  test('toonlens.documentKinds in .vscode/settings.json associates kinds in CI as in the editor', async () => {
+  test('.vscode/settings.json is never read (documentKinds nor maxFileSizeMB); .toonlens.json documentKinds are', async () => {
     mkdirSync(join(dir, '.vscode'), { recursive: true });
-    writeFileSync(join(dir, '.vscode', 'settings.json'), '{\n  // comments are fine here\n  "toonlens.documentKinds": { "results/*.json": "recipe-output" },\n}\n');
     mkdirSync(join(dir, 'results'), { recursive: true });
+    writeFileSync(join(dir, '.vscode', 'settings.json'), '{\n  "toonlens.documentKinds": { "results/*.json": "recipe-output" },\n  "toonlens.maxFileSizeMB": 1e308,\n}\n');
     writeFileSync(join(dir, 'results', 'run-1.json'), '{"error": "melted"}');
     try {
-      const r = await check(['--format', 'json', 'results']);
-      const reports = JSON.parse(r.stdout) as FileReport[];
-      assert.deepEqual(reports.map((x) => [x.file, x.kind]), [['results/run-1.json', 'recipe-output']]);
-      assert.deepEqual(reports[0]!.diagnostics.map((d) => d.code), ['schema']);
-      assert.match(reports[0]!.diagnostics[0]!.message, /"melted" is not allowed \(enum\)/);
+      const ignored = JSON.parse((await check(['--format', 'json', 'results'])).stdout) as FileReport[];
+      assert.deepEqual(ignored, []);
+      writeFileSync(join(dir, 'results', '.toonlens.json'), '{\n  // comments are fine here\n  "documentKinds": { "run-*.json": "recipe-output" },\n}\n');
+      const reports = JSON.parse((await check(['--format', 'json', 'results'])).stdout) as FileReport[];
+      const run1 = reports.find((x) => x.file === 'results/run-1.json');
+      assert.equal(run1?.kind, 'recipe-output', JSON.stringify(reports));
+      assert.deepEqual(run1!.diagnostics.map((d) => d.code), ['schema']);
+      assert.match(run1!.diagnostics[0]!.message, /"melted" is not allowed \(enum\)/);
     } finally {
       rmSync(join(dir, '.vscode'), { recursive: true, force: true });
+      rmSync(join(dir, 'results'), { recursive: true, force: true });
     }
   });
 });

@@ -66,8 +66,10 @@ export function parseCommandArgs(argv: string[], defs: OptionDefs): ParsedArgs {
     version: { type: 'boolean' },
   };
   for (const [name, d] of Object.entries(defs)) options[name] = { type: d.type, ...(d.short ? { short: d.short } : {}), ...(d.multiple ? { multiple: true } : {}) };
-  // --help wins over every other problem on the line, as in every CLI people know.
-  const wantsHelp = argv.some((a) => a === '--help' || a === '-h');
+  // --help wins over every other problem on the line, as in every CLI people know; after `--` every word is
+  // a positional (a committed file named `--help` or `--config=evil.json` is a path, never an option).
+  const end = argv.indexOf('--');
+  const wantsHelp = (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
   let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });

@@ -8,7 +8,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { compileGlob } from '../core/glob';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { CODES, isDiagnosticCode } from '../core/codes';
-import { parse as parseJsonc } from 'jsonc-parser';
+import { clampOrDefault } from '../core/settingRanges';
 import type { CliIO } from './io';
 import { CliError, defineCommand, flag, listValue, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { isGitIgnored, parseGitignore, type IgnoreFile } from '../core/gitignore';
@@ -19,7 +19,7 @@ import { detectKind } from '../core/agentJson/kinds';
 import { applyFixes } from '../core/json/edits';
 import { parseJson } from '../core/json/parse';
 import { createNodeWorkspace } from '../node/workspace';
-import { readRegularFile, readRegularText } from '../node/files';
+import { readRegularFile, readRegularText, realpathOrUndefined } from '../node/files';
 import { WriteRefused, realRoot, replaceFile } from '../node/safeWrite';
 import { sha256Hex } from '../core/agentJson/report/text';
 import { isInside } from '../core/agentJson/report/paths';
@@ -38,8 +38,10 @@ export const CHECK_HELP = `Usage: toonlens check [options] [--] <files|dirs|glob
 Diagnoses agent JSON documents (verdicts, docs-hygiene reports, critique reports, recipe-build MCP
 payloads), markdown files and .toon files with exactly the editor's diagnostics. Directories are walked
 (node_modules and .git skipped, .gitignore honoured) for markdown, .toon and the JSON documents ToonLens
-recognizes; files named explicitly are always read. The nearest .toonlens.json above each file sets rule
-severities and ignore globs. '-' (or --stdin) reads one document from standard input.
+recognizes; files named explicitly are always read; a walked symlink is followed only to a file inside the
+walked folder. The nearest .toonlens.json above each file sets rule severities and ignore globs (the
+editor's .vscode/settings.json is never read). '-' (or --stdin) reads one document from standard input.
+After -- every word is a path, never an option.
 
 Options:
   --format text|json|sarif   output format (default text: path:line:col severity code message)
@@ -55,7 +57,7 @@ Options:
   --fix                      apply every unattended fix to the files, then report what remains
   --exit-zero                exit 0 even when errors are found (bad arguments and I/O errors still exit 2)
   --kind KIND                treat every JSON file as this kind (${DOCUMENT_KINDS.join(', ')})
-  --max-file-size-mb N       skip larger files with an info diagnostic (default 50)
+  --max-file-size-mb N       skip larger files with an info diagnostic (default 50, at most 64)
   --config FILE              use this config file instead of the nearest .toonlens.json
   -h, --help                 show this help
   --version                  print the version
@@ -130,7 +132,7 @@ function checkArgs(p: ParsedArgs): ParsedArgs & CheckArgs {
   if (max !== undefined) {
     const n = Number(max);
     if (!(n > 0)) throw usageError(`--max-file-size-mb must be a positive number, not '${max}'`);
-    out.maxFileSizeMB = n;
+    out.maxFileSizeMB = clampOrDefault('maxFileSizeMB', n);
   }
   const config = stringValue(p, 'config');
   if (config !== undefined) out.config = config;
@@ -175,7 +177,6 @@ const GLOB_CHARS = /[*?[\]{}]/;
 
 export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: CHECK_HELP, errorExit: 2 }, async (p, io) => {
   const args = checkArgs(p);
-  settingsCache.clear(); // settings files may have changed since the previous run in this process
   const configs = new ConfigLoader();
   const explicitConfig = args.config !== undefined ? readConfigFile(resolve(io.cwd, args.config)) : undefined;
   const reportedConfigs = new Set<string>();
@@ -193,8 +194,9 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     files.push({ abs, explicit });
   };
 
+  const skippedNote = (path: string) => io.stderr(`toonlens check: ${display(io.cwd, path)}: a symlink to a file outside the folder being checked; skipped, not read\n`);
   const skip = ignoreMatcher(io.cwd, args.ignore);
-  const walkOptions: WalkOptions = { skip, gitignore: args.gitignore, cwd: io.cwd };
+  const walkOptions: WalkOptions = { skip, gitignore: args.gitignore, cwd: io.cwd, note: skippedNote };
   for (const target of args.targets) {
     const abs = resolve(io.cwd, target);
     let st: Stats | undefined;
@@ -209,7 +211,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       if (skip(abs, false)) io.stderr(`toonlens check: ${display(io.cwd, abs)}: matches --ignore; skipped\n`);
       else add(abs, true);
     } else if (GLOB_CHARS.test(target)) {
-      const matches = expandGlob(io.cwd, target).filter((f) => !skip(f, false));
+      const matches = expandGlob(io.cwd, target, skippedNote).filter((f) => !skip(f, false));
       if (matches.length === 0) {
         io.stderr(`toonlens check: no file matches '${target}'\n`);
         ioError = true;
@@ -263,7 +265,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     const rules = loaded.config.rules;
     const root = repositoryRoot(abs, io.cwd);
     if (!workspaces.has(root)) workspaces.set(root, workspaceFactory?.(root));
-    const opts: CheckOptions = { fsPath: abs, settings: { ...kindSettings(root, loaded), ...definedOnly(settings) }, kind: args.kind, workspace: workspaces.get(root) };
+    const opts: CheckOptions = { fsPath: abs, settings: { ...kindSettings(loaded), ...definedOnly(settings) }, kind: args.kind, workspace: workspaces.get(root) };
     const limitMB = opts.settings?.maxFileSizeMB ?? DEFAULT_MAX_FILE_SIZE_MB;
     // Only a regular file within the size limit is read (never a FIFO, a device or a directory; never past the limit).
     const read: ReturnType<typeof readRegularFile> = stdinBytes ? (stdinBytes.length > limitMB * 1024 * 1024 ? { ok: false, code: 'too-large', reason: `is over the ${limitMB} MB limit`, size: stdinBytes.length, head: stdinBytes.subarray(0, 64 * 1024) } : { ok: true, bytes: stdinBytes, size: stdinBytes.length }) : readRegularFile(abs, limitMB * 1024 * 1024);
@@ -445,7 +447,8 @@ function positionMapper(text: string | undefined, lineHints?: LineHints): (offse
 /**
  * Every regular file under `dir` that `accept` takes, depth first in name order, skipping node_modules
  * and .git. Symlinked folders are not followed (no loops, no walking out of the tree); a symlink to a
- * regular file is taken. FIFOs, devices, sockets and unreadable entries are passed over.
+ * regular file is taken only when the file's real path is inside `dir` (else `note` is told, for names
+ * check would have looked at). FIFOs, devices, sockets and unreadable entries are passed over.
  */
 interface WalkOptions {
   /** `--ignore`: a file or folder to pass over. */
@@ -453,10 +456,16 @@ interface WalkOptions {
   /** Read each folder's .gitignore (and those above the walk's start, up to the repository root). */
   gitignore?: boolean;
   cwd: string;
+  /** Told of a symlink to a file outside the walked folder (skipped, never read). */
+  note?: (path: string) => void;
 }
 
 function walkFiles(dir: string, accept: (path: string, name: string, size: number) => boolean, opts: WalkOptions = { cwd: dir }): string[] {
   const out: string[] = [];
+  // A committed `leak.json -> ../outside/secret.json` must not be read and quoted (SARIF goes to code scanning).
+  const treeReal = realpathOrUndefined(dir);
+  if (treeReal === undefined) return out;
+  const note = opts.note ?? (() => undefined);
   const root = opts.gitignore ? repositoryRoot(join(dir, '.gitignore'), opts.cwd) : dir;
   const relToRoot = (p: string) => relative(root, p).split(sep).join('/');
   const stack: { d: string; ignores: IgnoreFile[] }[] = [{ d: dir, ignores: opts.gitignore ? ignoreFilesAbove(root, dir) : [] }];
@@ -478,6 +487,11 @@ function walkFiles(dir: string, accept: (path: string, name: string, size: numbe
         if (st.isSymbolicLink()) {
           st = statSync(p);
           if (!st.isFile()) continue;
+          const real = realpathOrUndefined(p);
+          if (real === undefined || !isInside(treeReal, real)) {
+            if (isMarkdownPath(n) || isToonPath(n) || n.toLowerCase().endsWith('.json')) note(p);
+            continue;
+          }
         }
       } catch {
         continue;
@@ -524,11 +538,13 @@ function walk(dir: string, cwd: string, configFor: (abs: string) => LoadedConfig
   }, opts);
 }
 
-/** The kind settings of a file: the repository's `.vscode/settings.json`, then its `.toonlens.json` (which wins per glob). */
-function kindSettings(root: string, loaded: LoadedConfig): CheckSettings {
-  const ws = workspaceSettings(root);
-  if (Object.keys(loaded.config.documentKinds).length === 0) return ws;
-  return { ...ws, documentKinds: { ...ws.documentKinds, ...loaded.config.documentKinds } };
+/**
+ * The kind settings of a file: its `.toonlens.json` only. The editor's `.vscode/settings.json` is never read:
+ * a repository's workspace settings are the editor's business (VS Code ignores the risky ones in an untrusted
+ * workspace), and the CLI would have no such protection.
+ */
+function kindSettings(loaded: LoadedConfig): CheckSettings {
+  return Object.keys(loaded.config.documentKinds).length === 0 ? {} : { documentKinds: { ...loaded.config.documentKinds } };
 }
 
 /** The engine options a project's config sets (tokenizer, token gate), as the editor's settings carry them. */
@@ -547,7 +563,7 @@ function decodeText(bytes: Uint8Array): string {
 /** Whether a walked file is a ToonLens document: by name without reading, else by sniffing its parsed content. */
 function recognized(path: string, size: number, cwd: string, loaded: LoadedConfig): boolean {
   const root = repositoryRoot(path, cwd);
-  const kindOpts = { fsPath: path, settings: kindSettings(root, loaded), root };
+  const kindOpts = { fsPath: path, settings: kindSettings(loaded), root };
   if (detectKind('', undefined, kindOpts)) return true;
   if (size > 50 * 1024 * 1024) return false;
   try {
@@ -563,7 +579,7 @@ function recognized(path: string, size: number, cwd: string, loaded: LoadedConfi
 }
 
 /** Files matching a glob, searched from its static prefix (relative globs from the cwd). */
-function expandGlob(cwd: string, glob: string): string[] {
+function expandGlob(cwd: string, glob: string, note: (path: string) => void): string[] {
   const posix = glob.replace(/\\/g, '/');
   const parts = posix.split('/');
   const staticParts: string[] = [];
@@ -573,35 +589,8 @@ function expandGlob(cwd: string, glob: string): string[] {
   }
   const base = resolve(cwd, staticParts.join('/') || '.');
   const isMatch = compileGlob(resolve(cwd, posix).replace(/\\/g, '/'));
-  const out = walkFiles(base, (p) => isMatch(p.split(sep).join('/')), { cwd });
+  const out = walkFiles(base, (p) => isMatch(p.split(sep).join('/')), { cwd, note });
   return out.sort();
-}
-
-const settingsCache = new Map<string, CheckSettings>();
-
-/**
- * The editor settings a repository commits (`.vscode/settings.json`: toonlens.documentKinds and
- * toonlens.maxFileSizeMB), so CI associates kinds exactly as the editor does. Unreadable → none.
- */
-export function workspaceSettings(root: string): CheckSettings {
-  let cached = settingsCache.get(root);
-  if (cached) return cached;
-  cached = {};
-  try {
-    const file = readRegularText(join(root, '.vscode', 'settings.json'), 4 * 1024 * 1024);
-    if (!file.ok) throw new Error(file.reason);
-    const raw = parseJsonc(file.text, [], { allowTrailingComma: true }) as Record<string, unknown> | undefined;
-    const kinds = raw?.['toonlens.documentKinds'];
-    if (kinds && typeof kinds === 'object' && !Array.isArray(kinds)) {
-      cached.documentKinds = Object.fromEntries(Object.entries(kinds).filter(([, k]) => DOCUMENT_KINDS.includes(k as DocumentKind))) as Record<string, DocumentKind>;
-    }
-    const max = raw?.['toonlens.maxFileSizeMB'];
-    if (typeof max === 'number' && max > 0) cached.maxFileSizeMB = max;
-  } catch {
-    // no settings file, or one that is not JSON: the defaults apply
-  }
-  settingsCache.set(root, cached);
-  return cached;
 }
 
 function definedOnly(s: CheckSettings): CheckSettings {

@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { decode } from '@toon-format/toon';
 import type { CliIO } from './io';
+import { clampOrDefault } from '../core/settingRanges';
 import { CliError, defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { readInputText } from './input';
 import { WriteRefused, writeOutputFile } from '../node/safeWrite';
@@ -80,7 +81,7 @@ function engineOptions(p: ParsedArgs, sourceType: EngineOptions['sourceType']): 
   const minTok = str(p, 'min-token-savings');
   if (minTok !== undefined) {
     if (!/^-?\d+$/.test(minTok)) throw usageError(`--min-token-savings must be an integer, not '${minTok}'`);
-    opts.minTokenSavings = Number(minTok);
+    opts.minTokenSavings = clampOrDefault('minTokenSavings', Number(minTok));
   }
   const cpt = str(p, 'chars-per-token');
   if (cpt !== undefined) {

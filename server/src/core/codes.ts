@@ -86,7 +86,7 @@ export const CODES = {
   'report/extraction-target': { ...e('report', R, 'extract-then-delete without `extraction_target`, or a repo-durable target without `target_ref`'), replacesSchemaError: true },
   'report/promotion-candidate': w('report', R, "a promotion candidate's path is not an entry whose `served_when` a classifier judged"),
   'report/generated-at': e('report', R, '`generated_at` is not an ISO-8601 UTC timestamp'),
-  'report/unsafe-path': e('report', R, 'a path is absolute, leaves the project root, or enters `.git`'),
+  'report/unsafe-path': e('report', R, 'a path is absolute, leaves the project root, or enters `.git` or a folder hooks run from (`core.hooksPath`, `.husky`, `.githooks`)'),
   'report/stale-edit': w('report', R, "the target's sha256 is not `expected_sha256`: the file changed since the check"),
   'report/missing-target': w('report', R, 'the target file does not exist'),
   'report/anchor-out-of-range': e('report', R, "an anchor's `start_line` is after its `end_line`, or past the target's last line"),

@@ -13,6 +13,7 @@ import { CODES, DIAGNOSTIC_CODES, ruleCode } from './codes';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type Severity } from './types';
 import { isObject } from './json/value';
 import { fromPointer } from './json/pointer';
+import { clampSetting } from './settingRanges';
 
 export { CONFIG_FILE_NAME } from './files';
 /**
@@ -79,13 +80,46 @@ function lineOf(text: string, offset: number): number {
   return n;
 }
 
+/** Keys that name an object's prototype machinery: a JSON parser assigning them would reconfigure every lookup. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Every property key node named `__proto__`, `constructor` or `prototype`, at any depth (an explicit stack, no recursion). */
+export function forbiddenKeyNodes(tree: Node): Node[] {
+  const out: Node[] = [];
+  const stack: Node[] = [tree];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'property') {
+      const key = node.children?.[0];
+      if (key && typeof key.value === 'string' && FORBIDDEN_KEYS.has(key.value)) out.push(key);
+    }
+    if (node.children) for (const c of node.children) stack.push(c);
+  }
+  return out.sort((a, b) => a.offset - b.offset);
+}
+
+export function forbiddenKeyMessage(key: string): string {
+  return `"${key}" is not allowed as a key (it names the prototype machinery of a JavaScript object); the whole file is ignored until it is removed`;
+}
+
 /** Parses and validates a config file's text. Never throws. */
 export function parseConfig(text: string): ParsedConfig {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const empty = (): ToonLensConfig => ({ ...EMPTY_CONFIG, rules: {}, documentKinds: {}, ignore: [] });
   const errors: ParseError[] = [];
-  const raw: unknown = parseJsonc(body, errors, { allowTrailingComma: true, disallowComments: false });
+  let tree: Node | undefined;
+  try {
+    tree = parseTree(body, errors, { allowTrailingComma: true, disallowComments: false });
+  } catch (err) {
+    return { config: empty(), problems: [`cannot be parsed: ${err instanceof Error ? err.message : String(err)}`] };
+  }
   const problems: string[] = errors.map((e) => `line ${lineOf(body, e.offset)}: ${printParseErrorCode(e.error)}`);
-  if (problems.length) return { config: { ...EMPTY_CONFIG, rules: {}, documentKinds: {}, ignore: [] }, problems };
+  if (problems.length) return { config: empty(), problems };
+  // jsonc-parser assigns keys (obj[key] = value), so a "__proto__" key would set the prototype and configure
+  // silently through inherited properties: such a file is refused as a whole, before it is turned into values.
+  const forbidden = tree ? forbiddenKeyNodes(tree) : [];
+  if (forbidden.length) return { config: empty(), problems: forbidden.map((k) => `line ${lineOf(body, k.offset)}: ${forbiddenKeyMessage(String(k.value))}`) };
+  const raw: unknown = parseJsonc(body, [], { allowTrailingComma: true, disallowComments: false });
   problems.push(...validate(raw).map(describe));
   return { config: normalizeConfig(raw), problems };
 }
@@ -99,7 +133,8 @@ export function normalizeConfig(raw: unknown): ToonLensConfig {
       ? (Object.fromEntries(Object.entries(o.documentKinds).filter(([, k]) => (DOCUMENT_KINDS as readonly unknown[]).includes(k))) as Record<string, DocumentKind>)
       : {},
     ...(typeof o.tokenizer === 'string' && (TOKENIZERS as readonly string[]).includes(o.tokenizer) ? { tokenizer: o.tokenizer as Tokenizer } : {}),
-    ...(typeof o.minTokenSavings === 'number' && Number.isInteger(o.minTokenSavings) && o.minTokenSavings >= 0 ? { minTokenSavings: o.minTokenSavings } : {}),
+    // Clamped to the documented range (core/settingRanges.ts), as the editor's setting is.
+    ...(typeof o.minTokenSavings === 'number' && Number.isInteger(o.minTokenSavings) && o.minTokenSavings >= 0 ? { minTokenSavings: clampSetting('minTokenSavings', o.minTokenSavings)! } : {}),
     ignore: Array.isArray(o.ignore) ? o.ignore.filter((g): g is string => typeof g === 'string' && g !== '') : [],
   };
 }
@@ -168,6 +203,8 @@ export function configDiagnostics(text: string): CoreDiagnostic[] {
     if (errors.length || !tree) {
       return errors.map((e): CoreDiagnostic => ({ ...ruleCode('json-syntax'), message: printParseErrorCode(e.error), range: { start: e.offset + bom, end: e.offset + bom + Math.max(1, e.length) } }));
     }
+    const forbidden = forbiddenKeyNodes(tree);
+    if (forbidden.length) return forbidden.map((k): CoreDiagnostic => ({ ...ruleCode('schema'), message: forbiddenKeyMessage(String(k.value)), range: { start: k.offset + bom, end: k.offset + bom + k.length } }));
     const value: unknown = parseJsonc(body, [], { allowTrailingComma: true });
     const found = validate(value).map((e): CoreDiagnostic => {
       const segs = pointerSegments(e.instancePath);

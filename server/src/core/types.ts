@@ -88,6 +88,10 @@ export interface WorkspaceReader {
   entryType?(absPath: string): EntryType | undefined;
   /** Whether a directory is a git directory (HEAD, objects/ and refs/ inside), whatever its name. Optional. */
   isGitDir?(absPath: string): boolean;
+  /** The real folders git runs hooks from for the repository holding the existing folder `dirReal` (`core.hooksPath`). Optional. */
+  hookDirs?(dirReal: string): readonly string[];
+  /** Whether the file (symlinks followed) has an execute bit. Optional: fakes may omit it. */
+  isExecutable?(absPath: string): boolean;
 }
 
 /** The type of a directory entry, as lstat sees it. */

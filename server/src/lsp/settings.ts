@@ -11,6 +11,7 @@ import { DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../core/
 import { DEFAULT_MIN_TOKEN_SAVINGS } from '../core/markdown/policy';
 import { normalizeRules, type RuleLevel, type Tokenizer } from '../core/config';
 import { isObject } from '../core/json/value';
+import { SETTING_RANGES, clampSetting } from '../core/settingRanges';
 
 /** Which sections get a verdict lens: those whose verdict converts (the default), or every measured one. */
 export type LensSections = 'convert' | 'all';
@@ -78,8 +79,8 @@ export function withProjectConfig(settings: ToonLensSettings, project: ProjectCo
 
 export const DEFAULT_SETTINGS: Readonly<ToonLensSettings> = Object.freeze<ToonLensSettings>({
   documentKinds: {},
-  maxFileSizeMB: 50,
-  codeLens: { enabled: true, minSavingsPct: 0, sections: 'convert' },
+  maxFileSizeMB: SETTING_RANGES.maxFileSizeMB.default,
+  codeLens: { enabled: true, minSavingsPct: SETTING_RANGES['codeLens.minSavingsPct'].default, sections: 'convert' },
   schemaBaselines: {},
   trace: { server: 'off' },
   tokenizer: DEFAULT_TOKENIZER,
@@ -126,16 +127,17 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
   const minTok = pick('minTokenSavings');
   return {
     documentKinds: kinds,
-    maxFileSizeMB: typeof maxMB === 'number' && Number.isFinite(maxMB) && maxMB > 0 ? maxMB : DEFAULT_SETTINGS.maxFileSizeMB,
+    // Numbers are clamped to their documented range (core/settingRanges.ts): a workspace cannot raise a limit.
+    maxFileSizeMB: clampSetting('maxFileSizeMB', maxMB) ?? DEFAULT_SETTINGS.maxFileSizeMB,
     codeLens: {
       enabled: typeof lensEnabled === 'boolean' ? lensEnabled : DEFAULT_SETTINGS.codeLens.enabled,
-      minSavingsPct: typeof minPct === 'number' && Number.isFinite(minPct) ? minPct : DEFAULT_SETTINGS.codeLens.minSavingsPct,
+      minSavingsPct: clampSetting('codeLens.minSavingsPct', minPct) ?? DEFAULT_SETTINGS.codeLens.minSavingsPct,
       sections: lensSections === 'all' || lensSections === 'convert' ? lensSections : DEFAULT_SETTINGS.codeLens.sections,
     },
     schemaBaselines: baselines,
     trace: { server: trace === 'messages' || trace === 'verbose' ? trace : 'off' },
     tokenizer: isTokenizerName(tok) ? tok : DEFAULT_SETTINGS.tokenizer,
-    minTokenSavings: typeof minTok === 'number' && Number.isFinite(minTok) ? minTok : DEFAULT_SETTINGS.minTokenSavings,
+    minTokenSavings: clampSetting('minTokenSavings', minTok) ?? DEFAULT_SETTINGS.minTokenSavings,
     rules: normalizeRules(pick('rules')),
   };
 }

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { EntryType } from '../core/types';
 import { describeEntryType, type FsView } from '../core/agentJson/report/paths';
+import { gitHookDirs } from './git';
 
 /** Default limit for inputs (the server's and `check`'s document limit, with room for a BOM or a few edits). */
 export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
@@ -119,5 +120,15 @@ export function looksLikeGitDir(dir: string): boolean {
   return is('HEAD', 'file') && is('objects', 'directory') && is('refs', 'directory');
 }
 
+/** Whether the file (symlinks followed) is a regular file with any execute bit set. */
+export function isExecutableFile(absPath: string): boolean {
+  try {
+    const st = fs.statSync(absPath);
+    return st.isFile() && (st.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
 /** The live file system as the containment walk sees it (no caching: the writer checks right before each operation). */
-export const liveFsView: FsView = { realpath: realpathOrUndefined, entryType: entryTypeOf, isGitDir: looksLikeGitDir };
+export const liveFsView: FsView = { realpath: realpathOrUndefined, entryType: entryTypeOf, isGitDir: looksLikeGitDir, hookDirs: gitHookDirs };

@@ -25,7 +25,7 @@ function workspaceOf(w: WorkerWorkspace | undefined): WorkspaceReader | undefine
   if (!w) return undefined;
   const open = new Map(w.openTexts);
   const node = createNodeWorkspace(w.root, (p) => open.get(p));
-  return w.trusted ? node : { ...node, root: node.root, gitState: () => undefined };
+  return w.trusted ? node : { ...node, root: node.root, gitState: () => undefined, hookDirs: () => [] };
 }
 
 function run(job: WorkerJob): WorkerReply {

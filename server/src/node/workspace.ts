@@ -2,7 +2,6 @@
  * Node implementations of the core's workspace interfaces: a WorkspaceReader backed by the file system
  * and git (child_process with timeouts), and a writer that applies planned FileChanges atomically.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { WorkspaceReader } from '../core/types';
@@ -10,27 +9,12 @@ import type { FileChange, WorkspaceWriter } from '../core/agentJson/report/chang
 import { applyTextEdits } from '../core/agentJson/report/changes';
 import { isInside, realLocation } from '../core/agentJson/report/paths';
 import { decodeUtf8, sha256Hex } from '../core/agentJson/report/text';
-import { MAX_INPUT_BYTES, entryTypeOf, liveFsView, looksLikeGitDir, readRegularFile, realpathOrUndefined } from './files';
+import { MAX_INPUT_BYTES, entryTypeOf, isExecutableFile, liveFsView, looksLikeGitDir, readRegularFile, realpathOrUndefined } from './files';
+import { git, gitHookDirs } from './git';
 import { WriteRefused, createFile, deleteFile, moveFile, realRoot, removeMadeDir, replaceFile } from './safeWrite';
 
-const GIT_TIMEOUT_MS = 5000;
 /** How long a "is this folder a git directory" answer is reused by a reader (lenses ask for every entry). */
 const GIT_DIR_TTL_MS = 2000;
-
-function git(cwd: string, args: string[]): string | undefined {
-  try {
-    return execFileSync('git', ['-c', 'core.fsmonitor=false', '-c', 'core.quotepath=off', ...args], {
-      cwd,
-      encoding: 'utf8',
-      timeout: GIT_TIMEOUT_MS,
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' },
-      maxBuffer: 16 * 1024 * 1024,
-    });
-  } catch {
-    return undefined;
-  }
-}
 
 /** The top level of the git work tree holding `dir`, or undefined when there is none (or git is missing). */
 export function findGitToplevel(dir: string): string | undefined {
@@ -60,6 +44,8 @@ export function createNodeWorkspace(root: string, openText: (absPath: string) =>
     },
     realpath: realpathOrUndefined,
     entryType: entryTypeOf,
+    hookDirs: gitHookDirs,
+    isExecutable: isExecutableFile,
     isGitDir(absPath) {
       const hit = gitDirs.get(absPath);
       const now = Date.now();
@@ -129,6 +115,7 @@ export function applyChangesNode(changes: readonly FileChange[], root: string): 
     }
     const src = c.type === 'rename' ? c.from : c.absPath;
     if (c.type === 'rename' && entryTypeOf(c.to) !== undefined) return { ok: false, reason: `${c.to} already exists` };
+    if (c.type === 'rename' && isExecutableFile(c.from)) return { ok: false, reason: `${c.from} is executable; an executable file is never moved` };
     if (c.type !== 'edit') {
       prepared.push({ change: c });
       continue;

@@ -3,6 +3,7 @@
  * size limit → kind → parse → schema → version → the kind's rule set → ranges.
  */
 import type { CoreDiagnostic, DocumentKind, Finding, JsonTarget, WorkspaceReader } from '../types';
+import { SETTING_RANGES } from '../settingRanges';
 import { RULES } from './rules/index';
 import { replacesSchemaError, ruleCode } from '../codes';
 import { detectKind, kindFromTextPrefix } from './kinds';
@@ -51,7 +52,7 @@ export const TOO_LARGE_CODE = 'limits/too-large' as const;
 /** Code of the error diagnostic for a rule set that threw. */
 export const INTERNAL_CODE = 'internal' as const;
 /** Documents above this many MB are not parsed unless `maxFileSizeMB` says otherwise. */
-export const DEFAULT_MAX_FILE_SIZE_MB = 50;
+export const DEFAULT_MAX_FILE_SIZE_MB: number = SETTING_RANGES.maxFileSizeMB.default;
 
 /** Schema majors ToonLens knows, per kind that carries a `schema_version`. */
 const KNOWN_MAJORS: Partial<Record<DocumentKind, readonly number[]>> = { verdict: [1], report: [1] };

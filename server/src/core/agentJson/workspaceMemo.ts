@@ -33,6 +33,8 @@ export function memoizeWorkspace(ws: WorkspaceReader): WorkspaceReader {
     // The containment walk's questions (core/report/paths.ts realLocation): forwarded, memoized, never dropped.
     ...(ws.entryType ? { entryType: memo1(ws.entryType.bind(ws)) } : {}),
     ...(ws.isGitDir ? { isGitDir: memo1(ws.isGitDir.bind(ws)) } : {}),
+    ...(ws.hookDirs ? { hookDirs: memo1(ws.hookDirs.bind(ws)) } : {}),
+    ...(ws.isExecutable ? { isExecutable: memo1(ws.isExecutable.bind(ws)) } : {}),
     readFile(p) {
       if (files.has(p)) return files.get(p);
       const r = ws.readFile(p);

@@ -29,7 +29,7 @@ import { CHANGE_DELAY_MS } from '../../lsp/diagnostics';
 import { contentModified, untilCancelled } from '../../lsp/timeSlice';
 import type { ToonLensSettings } from '../../lsp/settings';
 import { COMMANDS, type ConfirmParams } from '../../protocol/commands';
-import { readRegularFile, readRegularText } from '../../node/files';
+import { isExecutableFile, readRegularFile, readRegularText } from '../../node/files';
 import { realRoot, verifyWriteTarget } from '../../node/safeWrite';
 import { sha256Hex } from '../../core/agentJson/report/text';
 import { serverWork } from '../../lsp/idle';
@@ -130,7 +130,7 @@ export function verifyWorkspaceEditTargets(ctx: FeatureContext, changes: readonl
           ? check(c.absPath, { mustNotExist: true })
           : c.type === 'delete'
             ? check(c.absPath, {})
-            : (check(c.from, {}) ?? check(c.to, { mustNotExist: true }));
+            : (check(c.from, {}) ?? (isExecutableFile(c.from) ? `${c.from} is executable; an executable file is never moved; nothing applied` : undefined) ?? check(c.to, { mustNotExist: true }));
     if (why) return why;
   }
   return out;

@@ -250,6 +250,7 @@ function planMoveToArchive(ctx: KindContext): KindPlan {
   if (!destContent) {
     if (wholeFile && !ctx.content.fromBuffer) {
       if (ctx.target.isSymlink) return fail('unsafe-path', `${ctx.rel} is a symlink; not moved`);
+      if (ctx.workspace.isExecutable?.(ctx.content.absPath)) return fail('unsafe-path', `${ctx.rel} is executable; an executable file is never moved`);
       return { ok: true, changes: [{ type: 'rename', from: ctx.content.absPath, to: dest.absPath, baseSha256: ctx.content.sha256 }], summary: `Move ${ctx.rel} to ${destRel}` };
     }
     const changes: FileChange[] = [{ type: 'create', absPath: dest.absPath, text: moved }];

@@ -9,6 +9,9 @@
  *   would stay inside: the lexical and the physical meaning of `link/..` differ), and any
  *   percent-encoding (`%2e%2e`): paths are never decoded, and a literal `%XX` is refused as ambiguous.
  *   A `.git` segment (any case) is refused too: an edit to .git/config or a hook could run code.
+ *   Hook folders count as `.git`: a `.husky`, `.githooks`, `.lefthook` or `.lefthook-local` segment
+ *   (same spellings), and, in the live walk, the folder git runs hooks from (`core.hooksPath`); so do
+ *   hook managers' configuration files (`lefthook.yml`, `.pre-commit-config.yaml`, …).
  * - `scan.project_root` is resolved against the report's folder; it may use `..` (a report kept in a
  *   sub-folder), but must stay inside the workspace root, also after symlinks are resolved.
  * - A trailing `/` marks a directory (directory-rule aggregates); it is not part of the file name.
@@ -33,7 +36,7 @@ const PLAINLY_SAFE = /^[A-Za-z0-9_][\w.-]*(?:\/[A-Za-z0-9_][\w.-]*)*\/?$/;
 /** Why a report path is unsafe, or undefined when it is a safe project-root-relative path. */
 export function unsafePathReason(p: unknown, opts: { allowDotDot?: boolean } = {}): string | undefined {
   if (typeof p !== 'string') return undefined; // a type error is the schema's business
-  if (PLAINLY_SAFE.test(p)) return undefined;
+  if (PLAINLY_SAFE.test(p)) return hookConfigReason(p);
   return unsafePathReasonSlow(p, opts.allowDotDot === true);
 }
 
@@ -48,6 +51,8 @@ export function unsafePathReasonSlow(p: string, allowDotDot: boolean): string | 
   if (p.startsWith('/')) return 'is absolute';
   if (/%[0-9A-Fa-f]{2}/.test(p)) return 'contains percent-encoding (paths are literal; refused as ambiguous)';
   if (p.split('/').some(isGitSegment)) return 'is inside .git (repository internals are never edited)';
+  const hook = p.split('/').find(isHookSegment);
+  if (hook !== undefined) return `is inside a git hook folder (${hook}); hooks run code and are never edited`;
   if (!allowDotDot) {
     const segments = p.split('/');
     if (segments.includes('..')) {
@@ -60,7 +65,24 @@ export function unsafePathReasonSlow(p: string, allowDotDot: boolean): string | 
       return "contains a '..' segment";
     }
   }
-  return undefined;
+  return hookConfigReason(p);
+}
+
+/**
+ * A hook manager's configuration file (lefthook, pre-commit, husky 4, simple-git-hooks, overcommit): it
+ * names commands that run on git events, so editing it is as good as writing a hook.
+ */
+const HOOK_CONFIG_FILE = /^(?:\.?lefthook(?:-local)?\.ya?ml|\.pre-commit-config\.ya?ml|\.huskyrc(?:\.json|\.c?js|\.ya?ml)?|husky\.config\.c?js|\.?simple-git-hooks\.(?:c?js|json)|\.overcommit\.yml)$/;
+
+/** Whether one path segment (spelled any way {@link isGitSegment} accepts) names a hook manager's configuration file. */
+export function isHookConfigName(segment: string): boolean {
+  return HOOK_CONFIG_FILE.test(normalizeSegment(segment));
+}
+
+function hookConfigReason(p: string): string | undefined {
+  const name = p.replace(/\/+$/, '');
+  const last = name.slice(name.lastIndexOf('/') + 1);
+  return isHookConfigName(last) ? `names a git hook manager's configuration (${last}); it defines commands that run on git events and is never edited` : undefined;
 }
 
 /** Code points HFS+ ignores in file names (so `.g\u200cit` is `.git` there). */
@@ -72,13 +94,26 @@ const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  * suffixes dropped, and the NTFS 8.3 short name `git~1`.
  */
 export function isGitSegment(segment: string): boolean {
+  const s = normalizeSegment(segment);
+  return s === '.git' || s === 'git~1';
+}
+
+/** A segment as a case-insensitive, HFS+/NTFS-tolerant file system would name it. */
+function normalizeSegment(segment: string): string {
   let s = segment.replace(HFS_IGNORABLE, '').toLowerCase();
   const colon = s.indexOf(':');
   if (colon >= 0) s = s.slice(0, colon);
   let end = s.length;
   while (end > 0 && (s[end - 1] === '.' || s[end - 1] === ' ')) end--;
-  s = s.slice(0, end);
-  return s === '.git' || s === 'git~1';
+  return s.slice(0, end);
+}
+
+/** Folders git hook managers run hooks from (husky, a plain `core.hooksPath` convention, lefthook). */
+const HOOK_FOLDERS = new Set(['.husky', '.githooks', '.lefthook', '.lefthook-local']);
+
+/** Whether one path segment names a hook folder, spelled any way {@link isGitSegment} accepts for `.git`. */
+export function isHookSegment(segment: string): boolean {
+  return HOOK_FOLDERS.has(normalizeSegment(segment));
 }
 
 /** Whether `child` is `parent` or lies under it (both absolute, normalized). */
@@ -95,6 +130,8 @@ export interface FsView {
   realpath(absPath: string): string | undefined;
   entryType?(absPath: string): EntryType | undefined;
   isGitDir?(absPath: string): boolean;
+  /** The real folders git runs hooks from for the repository holding the existing folder `dirReal` (`core.hooksPath`). */
+  hookDirs?(dirReal: string): readonly string[];
 }
 
 /** Where a path really is, once every existing component is resolved. */
@@ -110,8 +147,8 @@ export interface RealLocation {
 /**
  * THE containment walk (planner, live rules and the Node writer all use it): resolves `absPath`, or its
  * nearest existing ancestor not above `stop`, through `fs.realpath`, and accepts it only when the real
- * location is inside `rootReal`, has no `.git` segment in any spelling (its missing remainder neither),
- * is not inside a git directory, and the first missing component is not a dangling symlink. `label`
+ * location is inside `rootReal`, has no `.git` or hook-folder segment in any spelling (its missing
+ * remainder neither), is not inside a git directory nor the folder git runs hooks from, and the first missing component is not a dangling symlink. `label`
  * starts every reason. `absPath` must be lexically inside `stop`; only such paths are asked about.
  */
 export function realLocation(absPath: string, stop: string, rootReal: string, fs: FsView, label: string): Located<RealLocation> {
@@ -133,6 +170,17 @@ export function realLocation(absPath: string, stop: string, rootReal: string, fs
   const inside = nodePath.relative(rootReal, real);
   const segments = [...(inside === '' ? [] : inside.split(nodePath.sep)), ...missing];
   if (segments.some(isGitSegment)) return { ok: false, reason: `${label} resolves inside .git${inside.split(nodePath.sep).some(isGitSegment) ? ' through a symlink' : ''} (repository internals are never edited)` };
+  const hook = segments.find(isHookSegment);
+  if (hook !== undefined) return { ok: false, reason: `${label} resolves inside a git hook folder (${hook}); hooks run code and are never edited` };
+  const last = segments[segments.length - 1];
+  if (last !== undefined && isHookConfigName(last)) return { ok: false, reason: `${label} resolves to a git hook manager's configuration (${last}); it defines commands that run on git events and is never edited` };
+  if (fs.hookDirs) {
+    const folder = missing.length > 0 || fs.entryType?.(real) === 'directory' ? real : nodePath.dirname(real);
+    const planned = nodePath.join(real, ...missing).toLowerCase();
+    for (const h of fs.hookDirs(folder)) {
+      if (isInside(h.toLowerCase(), planned)) return { ok: false, reason: `${label} resolves inside the folder git runs hooks from (${h}, core.hooksPath); hooks run code and are never edited` };
+    }
+  }
   if (fs.isGitDir) {
     // Every existing folder from the root down to the deepest existing one (a bare repository has no `.git` name).
     let dir = missing.length > 0 || fs.entryType?.(real) === 'directory' ? real : nodePath.dirname(real);

@@ -590,7 +590,7 @@ export function liveReportFindings(report: unknown, reportFsPath: string, worksp
   if (!located.ok) {
     const pr = get(report.scan, 'project_root');
     if (typeof pr !== 'string' || unsafePathReason(pr, { allowDotDot: true })) return [];
-    if (/leaves|outside|inside \.git|git directory|dangling|cannot be resolved/.test(located.reason)) return [live('report/unsafe-path', `${located.reason}; nothing in this report is applied`, ['scan', 'project_root'])];
+    if (/leaves|outside|inside \.git|git directory|hooks run|dangling|cannot be resolved/.test(located.reason)) return [live('report/unsafe-path', `${located.reason}; nothing in this report is applied`, ['scan', 'project_root'])];
     if (/does not exist/.test(located.reason)) return [live('report/missing-target', located.reason, ['scan', 'project_root'])];
     return [];
   }
