@@ -178,14 +178,17 @@ export class PendingConverts {
     return nonce;
   }
 
-  /** The conversion named by `nonce`, once (undefined: not offered by this server, or taken already). */
-  take(nonce: unknown): PendingConvert | undefined {
-    if (typeof nonce !== 'string') return undefined;
+  /** The conversion named by `nonce` (undefined: not offered by this server, or taken already). */
+  get(nonce: unknown): PendingConvert | undefined {
+    return typeof nonce === 'string' ? this.byNonce.get(nonce) : undefined;
+  }
+
+  /** The conversion named by `nonce` is recorded: it is not offered again. */
+  done(nonce: string): void {
     const p = this.byNonce.get(nonce);
-    if (!p) return undefined;
+    if (!p) return;
     this.byNonce.delete(nonce);
     this.chars -= p.chars;
-    return p;
   }
 }
 
@@ -314,10 +317,12 @@ export function markdownConvertCommands(ctx: FeatureContext, pending: PendingCon
       // Only a Convert code action this server offered, applied in a trusted workspace, is recorded.
       if (!ctx.isTrusted()) return { remembered: 0, message: RESTRICTED };
       const a = args[0] as Partial<RememberOriginalsNonce> | undefined;
-      const p = pending.take(a && typeof a === 'object' ? a.nonce : undefined);
+      const nonce = a && typeof a === 'object' ? a.nonce : undefined;
+      const p = pending.get(nonce);
       if (!p) return { remembered: 0, message: 'not a conversion this server offered' };
       const doc = ctx.documents.get(p.uri);
       if (!doc || !doc.getText().includes(p.converted)) return { remembered: 0, message: 'the conversion is not in the document' };
+      pending.done(nonce as string);
       remember(p.uri, p.memo);
       return { remembered: p.memo.records.length };
     },
