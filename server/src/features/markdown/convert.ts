@@ -3,9 +3,12 @@
  * - Convert section to TOON: the section becomes exactly its hybrid segment (docs/engine.md#plan-and-hybrid) (heading line, fenced
  *   candidate), only when the candidate strictly decodes; one versioned edit, so Undo restores the bytes.
  * - Revert to Markdown: a ```toon fence gives back the exact markdown ToonLens converted (in this session or
- *   an earlier one: originals are kept by the fence's content hash, in memory and under the client's storage
- *   directory); a fence ToonLens did not convert (or that was edited since) becomes the canonical markdown
- *   rendering of its decoded model, and the outcome says so.
+ *   an earlier one of the same workspace folder: originals are kept per folder by the fence's content hash, in
+ *   memory and under the client's global storage directory); a fence ToonLens did not convert (or that was edited
+ *   since, or converted in another folder) becomes the canonical markdown rendering of its decoded model, and the
+ *   outcome says so.
+ * - Originals are recorded only on Convert's own path: after the server's own edit is applied, or when a Convert
+ *   code action's follow-up command names, by its nonce, a conversion the server offered (never from arguments).
  * - In an untrusted workspace nothing is converted or reverted (the lenses say why).
  * - Converting a section whose verdict is not convert (from the palette or a code action) asks first,
  *   with what it would really cost or save.

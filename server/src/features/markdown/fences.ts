@@ -2,7 +2,7 @@
  * ```toon fences in open markdown documents, shared by the markdown lenses, hovers, diagnostics and
  * Convert/Revert: where they are (memoized per document version), which sections are converted fences
  * (a heading, or a preamble, whose body is one ```toon fence and nothing else), what a fence saves
- * against the markdown it stands for, and the session's / storage's originals for exact Revert.
+ * against the markdown it stands for, and each workspace folder's originals for exact Revert.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { measureChars, type MeasuredChars } from '../../core/markdown/measure';
