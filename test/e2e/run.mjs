@@ -226,6 +226,7 @@ async function main() {
     if (code === 0 && !process.env.E2E_SKIP_REOPEN) {
       // Exact Revert across windows: convert in one window, then revert in a new window of the same folder.
       const folder = freshWorkspace();
+      fs.copyFileSync(path.join(e2eDir, 'reopen', 'reopen-ports.md'), path.join(folder, 'docs', 'reopen-ports.md'));
       code = await runSuiteInServer(env, server, folder, 'reopen-convert.js');
       lap(`reopen: first window exited with ${code}`);
       if (code === 0) {

@@ -244,6 +244,7 @@ export function createOriginalsStore(storagePath: string | undefined, opts: Orig
   const dir = storagePath ? nodePath.join(storagePath, 'revert-originals') : undefined;
   const warn = opts.warn ?? (() => undefined);
   const stores = new Map<string, WorkspaceOriginals>();
+  const byRoot = new Map<string, WorkspaceOriginals>();
   const pending = new Set<WorkspaceOriginals>();
   let running: Promise<void> | undefined;
   let failed = 0;
@@ -364,12 +365,17 @@ export function createOriginalsStore(storagePath: string | undefined, opts: Orig
 
   return {
     of(root) {
+      // Asked for every fence a lens pass measures: the folder's real path is resolved once per folder.
+      const known = byRoot.get(root ?? '');
+      if (known) return known;
       const real = root === undefined ? '' : realFolder(root);
       let s = stores.get(real);
       if (!s) {
         s = new WorkspaceOriginals(real, real === '' ? undefined : fileFor(real), limits, changed);
         stores.set(real, s);
       }
+      if (byRoot.size >= 256) byRoot.clear();
+      byRoot.set(root ?? '', s);
       return s;
     },
     flush() {
