@@ -230,7 +230,13 @@ async function main() {
       code = await runSuiteInServer(env, server, folder, 'reopen-convert.js');
       lap(`reopen: first window exited with ${code}`);
       if (code === 0) {
-        code = await runSuiteInServer(env, server, folder, 'reopen-revert.js');
+        // The new window opens the folder through a symlink: VS Code then hands the extension another per-window
+        // storage folder (as it does for a folder reopened in a new window of the desktop app), the folder's real
+        // path stays the same.
+        const again = `${folder}-again`;
+        fs.symlinkSync(folder, again);
+        workspaces.push(again);
+        code = await runSuiteInServer(env, server, again, 'reopen-revert.js');
         lap(`reopen: second window exited with ${code}`);
       }
     }

@@ -1,7 +1,8 @@
 // Exact Revert across windows of the same folder: the "convert" phase converts a section and saves the file in one
-// window; the runner closes it and opens the same folder in a new window (a new extension host and language server),
-// where the "revert" phase reverts that fence and gets the original bytes back (the `| ------- |` rule included),
-// not the canonical rendering (`| --- |`).
+// window; the runner closes it and opens the same folder in a new window (a new extension host and language server,
+// the folder reached through a symlink so that VS Code hands another per-window storage folder), where the "revert"
+// phase reverts that fence and gets the original bytes back (the `| ------- |` rule included), not the canonical
+// rendering (`| --- |`).
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 
