@@ -380,8 +380,10 @@ export const markdownConvertFeature: FeatureModule = {
             const title = `Convert section to TOON (${savesOrCosts(v.token_estimates.savings, 'token')}, verdict ${v.verdict.replace(/_/g, ' ')})`;
             if (!trusted) return disabled(title);
             const arg = { uri: current.uri, version: current.version, sectionStart: s.slice.charStart };
-            const converted = convertSectionEdit(text, s.slice, s.candidate).newText;
-            const remembering: RememberOriginalsNonce = { nonce: pending.offer(current.uri, current.version, s.slice.charStart, converted, () => originalsFor(current, [s])) };
+            // The follow-up command names this conversion by a nonce; the server keeps what it records.
+            const remembering = (): RememberOriginalsNonce => ({
+              nonce: pending.offer(current.uri, current.version, s.slice.charStart, convertSectionEdit(text, s.slice, s.candidate).newText, () => originalsFor(current, [s])),
+            });
             actions.push(
               s.action === 'convert'
                 ? {
@@ -389,7 +391,7 @@ export const markdownConvertFeature: FeatureModule = {
                     kind: CodeActionKind.RefactorRewrite,
                     isPreferred: true,
                     edit: convertSectionWorkspaceEdit(current, s),
-                    command: { title: 'Remember the original for Revert', command: REMEMBER_ORIGINALS_COMMAND, arguments: [remembering] },
+                    command: { title: 'Remember the original for Revert', command: REMEMBER_ORIGINALS_COMMAND, arguments: [remembering()] },
                   }
                 : // Not recommended: the command asks first, with the real cost.
                   { title, kind: CodeActionKind.RefactorRewrite, command: { title, command: COMMANDS.convertSection, arguments: [arg] } },
