@@ -180,3 +180,24 @@ test('the session memory (core) is bounded by characters, least recently used fi
   assert.equal(small.get(key(1)), undefined, 'the least recently used went');
   assert.ok(small.get(key(0)) && small.get(key(2)) && small.get(key(3)));
 });
+
+test('the Convert actions offered and not yet applied: one nonce per section and version, bounded by count and characters, done once', async () => {
+  const { PendingConverts } = await import('../../server/src/features/markdown/convert');
+  const memo = (i: number) => () => ({ records: [{ key: key(i), record: record(i) }] });
+  const p = new PendingConverts(4, 10_000);
+  const first = p.offer('file:///a.md', 1, 0, 'converted 0', memo(0));
+  assert.match(first, /^[0-9a-f]{32}$/);
+  assert.equal(p.offer('file:///a.md', 1, 0, 'converted 0', memo(0)), first, 'a repeated request: the same nonce');
+  assert.notEqual(p.offer('file:///a.md', 2, 0, 'converted 0', memo(0)), first, 'another version: another nonce');
+  for (let i = 1; i <= 4; i++) p.offer('file:///a.md', 1, i * 100, `converted ${i}`, memo(i));
+  assert.equal(p.get(first), undefined, 'the oldest went (count)');
+  const big = p.offer('file:///b.md', 1, 0, 'x'.repeat(9_000), memo(9));
+  assert.ok(p.get(big));
+  assert.equal([1, 2, 3, 4].filter((i) => p.get(p.offer('file:///a.md', 1, i * 100, `converted ${i}`, memo(i)))).length, 4, 'offered again when gone');
+  assert.equal(p.get(big), undefined, 'the characters are bounded too');
+  const n = p.offer('file:///c.md', 1, 0, 'c', memo(5));
+  assert.deepEqual(p.get(n)?.memo.records[0]?.record, record(5));
+  p.done(n);
+  assert.equal(p.get(n), undefined, 'done once');
+  assert.equal(p.get(7), undefined);
+});
