@@ -73,7 +73,9 @@ function createClient(context: ExtensionContext, status: StatusBarItem): Languag
     debug: { module: serverModule, transport: TransportKind.stdio, options: { execArgv: [...execArgv, '--nolazy', '--inspect=6009'], env } },
   };
   const extra = extraMarkdownLanguages();
-  const storage = context.storageUri ?? context.globalStorageUri;
+  // The global storage folder, the same for every window: the server keeps each workspace folder's originals
+  // there by the folder's real path (a per-window storageUri changes when a folder is reopened in a new window).
+  const storage = context.globalStorageUri;
   const initializationOptions: ToonLensInitializationOptions = {
     trusted: workspace.isTrusted,
     clientRegistersCommands: true,

@@ -195,8 +195,8 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
   const init = (params.initializationOptions ?? {}) as ToonLensInitializationOptions;
   trusted = init.trusted !== false;
   configureMarkdownLanguages(init);
-  configureOriginals(init.storagePath, log.warn);
   folders = new WorkspaceFolders(params);
+  configureOriginals(init.storagePath, log.warn, (uri) => folders.rootOf(uri));
   settings = new SettingsStore(connection, !!params.capabilities.workspace?.configuration, init.settings, log.warn);
 
   const ctx: FeatureContext = {

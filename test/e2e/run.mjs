@@ -9,6 +9,8 @@
 //      Debian chromium and playwright-core (test/e2e/setup.sh, idempotent, into .e2e/), starts the server
 //      with the smoke-test driver and opens the workbench with extensionDevelopmentPath/extensionTestsPath
 //      in the URL payload; the extension host runs the suite and reports its exit code back.
+//   Then the restricted-mode run, and the reopen run: a section converted in one window reverts exactly in a new
+//   window of the same folder (E2E_SKIP_REOPEN=1 skips it, E2E_ONLY_REOPEN=1 runs only it).
 //   --screenshots also takes the README's screenshots (docs/images/) from the same server.
 // Exit: 0 passed, 1 failed, 2 infrastructure error. Env: VSCODE_E2E_FORCE=1 skips test-electron.
 import { spawn, spawnSync } from 'node:child_process';
@@ -40,7 +42,7 @@ function sh(cmd, args, opts = {}) {
 async function build() {
   if (sh('npm', ['run', 'build', '--silent']) !== 0) throw new Error('npm run build failed');
   const esbuild = await import('esbuild');
-  for (const entry of ['index', 'restricted']) {
+  for (const entry of ['index', 'restricted', 'reopen-convert', 'reopen-revert']) {
     await esbuild.build({
       entryPoints: [path.join(e2eDir, 'suite', `${entry}.ts`)],
       outfile: path.join(repo, 'dist', 'e2e', `${entry}.js`),
@@ -240,7 +242,8 @@ async function main() {
   let server = await startServer(env);
   lap(`VS Code server ${server.url}`);
   try {
-    let code = await runSuiteInServer(env, server, ws, extension);
+    // E2E_ONLY_REOPEN=1: only the reopen run (exact Revert across windows).
+    let code = process.env.E2E_ONLY_REOPEN ? 0 : await runSuiteInServer(env, server, ws, extension);
     if (code === 2) {
       // An infrastructure failure (the workbench never reported back), not a test failure: one fresh try.
       lap('infrastructure failure: retrying once with a fresh server and workspace');
@@ -248,7 +251,7 @@ async function main() {
       server = await startServer(env);
       code = await runSuiteInServer(env, server, freshWorkspace(), extension);
     }
-    if (code === 0 && !process.env.E2E_SKIP_RESTRICTED) {
+    if (code === 0 && !process.env.E2E_SKIP_RESTRICTED && !process.env.E2E_ONLY_REOPEN) {
       // The restricted-mode run: workspace trust ON, the folder not trusted.
       server.stop();
       server = await startServer(env, { trust: true });
@@ -256,6 +259,23 @@ async function main() {
       code = await runSuiteInServer(env, server, freshWorkspace(), extension, 'restricted.js');
       server.stop();
       server = await startServer(env);
+    }
+    if (code === 0 && !process.env.E2E_SKIP_REOPEN) {
+      // Exact Revert across windows: convert in one window, then revert in a new window of the same folder.
+      const folder = freshWorkspace();
+      fs.copyFileSync(path.join(e2eDir, 'reopen', 'reopen-ports.md'), path.join(folder, 'docs', 'reopen-ports.md'));
+      code = await runSuiteInServer(env, server, folder, extension, 'reopen-convert.js');
+      lap(`reopen: first window exited with ${code}`);
+      if (code === 0) {
+        // The new window opens the folder through a symlink: VS Code then hands the extension another per-window
+        // storage folder (as it does for a folder reopened in a new window of the desktop app), the folder's real
+        // path stays the same.
+        const again = `${folder}-again`;
+        fs.symlinkSync(folder, again);
+        workspaces.push(again);
+        code = await runSuiteInServer(env, server, again, extension, 'reopen-revert.js');
+        lap(`reopen: second window exited with ${code}`);
+      }
     }
     if (code === 0 && takeScreenshots) {
       const { takeReadmeScreenshots } = await import('./screenshots.mjs');

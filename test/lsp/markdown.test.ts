@@ -317,7 +317,10 @@ test('the originals of a Convert all are all on disk when the server shuts down 
     const o = (await h.executeCommand('toonlens.convertAll', [{ uri, version: h.version(uri) }], 60_000)) as { applied: boolean };
     assert.equal(o.applied, true);
     assert.equal(await h.shutdown(), 0);
-    assert.equal(readdirSync(join(storage, 'originals')).filter((f) => f.endsWith('.json')).length, 2000, 'one original per converted section');
+    const files = readdirSync(join(storage, 'revert-originals')).filter((f) => f.endsWith('.jsonl'));
+    assert.equal(files.length, 1, 'one file for the workspace folder');
+    const lines = readFileSync(join(storage, 'revert-originals', files[0]!), 'utf8').split('\n').filter((l) => l !== '');
+    assert.equal(lines.length, 1 + 2000, 'a header and one original per converted section');
   } finally {
     rmSync(storage, { recursive: true, force: true });
   }

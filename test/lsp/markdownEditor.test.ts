@@ -60,7 +60,7 @@ describe('markdown editor over LSP', () => {
     h.close(other);
   });
 
-  test('Revert gives back the exact original bytes, in this session and in a later one (originals kept by fence hash)', async () => {
+  test('Revert gives back the exact original bytes, in this session and in a later one of the same folder (originals kept per folder, by fence hash)', async () => {
     const uri = h.openFile('exact.md', IRREGULAR, 'markdown');
     const converted = await convertFirst(h, uri);
     assert.ok(converted.includes('```toon'));
@@ -70,11 +70,11 @@ describe('markdown editor over LSP', () => {
     assert.match(outcome.message, /exact original/);
     assert.equal(reverted, IRREGULAR, 'the |----------|------| row and the spacing come back byte for byte');
     await h.waitIdle(); // the original's file is written in the background (node/originals.ts)
-    assert.equal(readdirSync(join(storage, 'originals')).filter((f) => f.endsWith('.json')).length, 1, 'one original kept on disk');
+    assert.equal(readdirSync(join(storage, 'revert-originals')).filter((f) => f.endsWith('.jsonl')).length, 1, 'the folder\'s originals kept on disk');
     h.close(uri);
 
-    // A new server with the same storage: still exact.
-    const later = await LspHarness.start({ initializationOptions: { storagePath: storage } });
+    // A new server with the same storage and workspace folder: still exact.
+    const later = await LspHarness.start({ initializationOptions: { storagePath: storage }, workspaceDir: h.workspaceDir });
     try {
       const uri2 = later.openFile('exact-later.md', converted, 'markdown');
       const again = await revertAt(later, uri2, converted);

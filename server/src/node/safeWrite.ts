@@ -11,15 +11,17 @@
  *   descriptor (`/proc/self/fd/N/name`), so no later swap of any ancestor can redirect it. Files are
  *   opened with O_NOFOLLOW; where /proc is missing, each component is lstat-checked right before use.
  * - Replacing a file: the bytes on disk are re-hashed right before the rename and must still be the ones
- *   the edit was planned against (a concurrent edit → refused, nothing lost; a write that lands in the
- *   last instant is detected on the old inode afterwards and put back). The temp file is created in the
+ *   the edit was planned against (a concurrent edit → refused, nothing lost). A save that lands in the
+ *   last instant is detected on the old inode afterwards and that inode is put back under its name through a
+ *   hard link made before the rename (its bytes are never copied: they may be half of a save). The temp file is created in the
  *   same folder with O_CREAT|O_EXCL|O_NOFOLLOW and a crypto-random name, gets the file's mode (and owner
  *   when running as root), is fsynced, then renamed over the file. A symlinked file is written through
  *   to its target (which is verified like any path). Read-only files are refused; files with several hard
  *   links are refused (a rename would split them, an in-place write would change the other names too,
  *   possibly outside the workspace).
  * - Temp files are removed on every failure path (a failed write, disk full, a refused re-check), and
- *   on SIGINT/SIGTERM/SIGHUP and process exit; only `kill -9` can leave one (named `.NAME.toonlens-HEX.tmp`).
+ *   on SIGINT/SIGTERM/SIGHUP and process exit; only `kill -9` can leave one (named `.NAME.toonlens-HEX.tmp`, or
+ *   `.NAME.toonlens-HEX.bak` for the second name of the file being replaced).
  */
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
@@ -51,7 +53,14 @@ const PROC_FD: boolean = (() => {
 })();
 
 /** Test seam: called at named points of an operation (a test makes a concurrent change there). */
-export const writeHooks: { beforeRename?: (realPath: string) => void; beforeOpenDir?: (realDir: string) => void } = {};
+export const writeHooks: {
+  beforeRename?: (realPath: string) => void;
+  /** After the last check, right before the rename. */
+  beforeSwap?: (realPath: string) => void;
+  /** Right after the rename, before the replaced file is looked at again. */
+  afterSwap?: (realPath: string) => void;
+  beforeOpenDir?: (realDir: string) => void;
+} = {};
 
 // ───────────── temp files: always removed ─────────────
 
@@ -282,9 +291,39 @@ function refuseUnwritable(st: fs.Stats, label: string): void {
   if (st.nlink > 1) throw new WriteRefused(`${label} has ${st.nlink} hard links; not changed (replacing it would split them, writing in place would change every name, possibly outside the workspace)`);
 }
 
+/** A second name for the file `name` (a hard link beside it, tracked like a temp file), or undefined where links are not supported. */
+function linkBackup(d: Dir, name: string, st: fs.Stats, label: string): string | undefined {
+  installCleanup();
+  const backup = `.${name.length > 100 ? name.slice(0, 100) : name}.toonlens-${randomBytes(8).toString('hex')}.bak`;
+  try {
+    fs.linkSync(d.at(name), d.at(backup));
+  } catch (e) {
+    const code = errCode(e);
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'EXDEV' || code === 'EMLINK' || code === 'ENOSYS') return undefined;
+    throw new WriteRefused(`cannot replace ${label}: ${code}; nothing written`);
+  }
+  liveTemps.add(nodePath.join(d.real, backup));
+  // The name may have been swapped between the last check and the link: the backup must be the checked file.
+  if (!sameEntry(d, backup, st)) {
+    dropTemp(d, backup);
+    throw new WriteRefused(`${label} was replaced during the write; nothing written`);
+  }
+  return backup;
+}
+
+/** Whether the open file still has the size and the bytes it was checked with. */
+function unchangedSince(fd: number, st: fs.Stats, baseSha256: string): boolean {
+  return fs.fstatSync(fd).size === st.size && sha256Hex(readAll(fd)) === baseSha256;
+}
+
 /**
  * Replaces the file at `absPath` (a symlinked file: its target) with `bytes`, only while its bytes still
  * hash to `baseSha256`. Throws WriteRefused on any doubt; then nothing was changed and no temp file is left.
+ *
+ * Another program saving the file in place (an editor that opens it with O_TRUNC and writes it in chunks) may be
+ * halfway through its save at any moment. Its bytes are never copied: right before the rename the checked file gets
+ * a second name (a hard link), and when it changed after all (a save that began in the last instant), that name is
+ * renamed back, so the file the other program is writing is the file again and its save completes there.
  */
 export function replaceFile(rootReal: string, absPath: string, baseSha256: string, bytes: Uint8Array): void {
   const target = realpathOrUndefined(absPath);
@@ -298,25 +337,33 @@ export function replaceFile(rootReal: string, absPath: string, baseSha256: strin
       refuseUnwritable(f.st, label);
       if (sha256Hex(readAll(f.fd)) !== baseSha256) throw new WriteRefused(`${label} changed since it was planned; nothing written (re-run)`);
       const tmp = writeTemp(d, name, bytes, f.st);
+      let backup: string | undefined;
       try {
         writeHooks.beforeRename?.(label);
         // The last check, right before the rename: same file, same bytes.
         if (!sameEntry(d, name, f.st)) throw new WriteRefused(`${label} was replaced during the write; nothing written`);
-        if (sha256Hex(readAll(f.fd)) !== baseSha256) throw new WriteRefused(`${label} changed during the write; nothing written, the other change is kept`);
+        if (!unchangedSince(f.fd, f.st, baseSha256)) throw new WriteRefused(`${label} changed during the write; nothing written, the other change is kept`);
+        backup = linkBackup(d, name, f.st, label);
+        writeHooks.beforeSwap?.(label);
         fs.renameSync(d.at(tmp), d.at(name));
         liveTemps.delete(nodePath.join(d.real, tmp));
       } catch (e) {
         dropTemp(d, tmp);
+        if (backup) dropTemp(d, backup);
         throw e instanceof WriteRefused ? e : new WriteRefused(`cannot replace ${label}: ${errCode(e)}; nothing written`);
       }
-      // A write that reached the old inode between the last check and the rename is not lost: put it back.
-      const late = readAll(f.fd);
-      if (sha256Hex(late) !== baseSha256) {
-        const back = writeTemp(d, name, late, f.st);
-        fs.renameSync(d.at(back), d.at(name));
-        liveTemps.delete(nodePath.join(d.real, back));
-        throw new WriteRefused(`${label} changed during the write; the other change was kept and this edit not applied`);
+      writeHooks.afterSwap?.(label);
+      // A save that reached the replaced file between the last check and the rename: that file goes back under
+      // its name, as it is (whatever its writer still writes lands there), and this edit is not applied.
+      if (!unchangedSince(f.fd, f.st, baseSha256)) {
+        if (backup) {
+          fs.renameSync(d.at(backup), d.at(name));
+          liveTemps.delete(nodePath.join(d.real, backup));
+          throw new WriteRefused(`${label} changed during the write; the other change was kept and this edit not applied`);
+        }
+        throw new WriteRefused(`${label} changed during the write, on a file system without hard links: this edit is applied and the other program's save went to the replaced file (save it there again)`);
       }
+      if (backup) dropTemp(d, backup);
     } finally {
       fs.closeSync(f.fd);
     }

@@ -55,9 +55,10 @@ export interface ToonLensInitializationOptions {
    */
   markdownLanguages?: string[];
   /**
-   * A directory the server may write to (VS Code: ExtensionContext.storageUri, else globalStorageUri):
-   * Convert keeps each section's original markdown there, keyed by the sha256 of the fence it became,
-   * so Revert gives back the exact bytes in later sessions too. Absent: originals last for the session.
+   * A directory the server may write to, the same for every window (VS Code: ExtensionContext.globalStorageUri):
+   * Convert keeps each section's original markdown there, one file per workspace folder (named by the folder's
+   * real path), keyed by the sha256 of the fence it became, so Revert gives back the exact bytes in later windows of
+   * the same folder and never in another folder. Absent: originals last for the session.
    */
   storagePath?: string;
 }
@@ -103,7 +104,9 @@ export const CLIENT_COMMANDS = {
 
 /**
  * Server command run by a Convert code action after its edit is applied: remembers the converted
- * sections' original markdown (so Revert is exact). Arguments: one {@link RememberOriginalsArg}.
+ * section's original markdown (so Revert is exact). Argument: `{ nonce }`, the random name of a conversion the
+ * server offered in that code action; the server records the original it computed itself, and only in a trusted
+ * workspace once the converted text is in the document (no caller can hand it an original).
  */
 export const REMEMBER_ORIGINALS_COMMAND = 'toonlens.rememberOriginals';
 

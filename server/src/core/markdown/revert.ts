@@ -1,7 +1,7 @@
 /**
  * Exact Revert: what Convert replaced, keyed by the content hash of the ```toon fence it wrote, and the
  * revert edit that gives those bytes back. Pure logic; the store itself is an interface (the server
- * keeps originals in memory and under the directory its client hands it, see node/originals.ts).
+ * keeps one store per workspace folder, in memory and under the directory its client hands it, see node/originals.ts).
  */
 import { sha256Hex } from '../agentJson/report/text';
 import type { ToonFence } from '../toon/fences';

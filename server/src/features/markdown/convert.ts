@@ -3,14 +3,18 @@
  * - Convert section to TOON: the section becomes exactly its hybrid segment (docs/engine.md#plan-and-hybrid) (heading line, fenced
  *   candidate), only when the candidate strictly decodes; one versioned edit, so Undo restores the bytes.
  * - Revert to Markdown: a ```toon fence gives back the exact markdown ToonLens converted (in this session or
- *   an earlier one: originals are kept by the fence's content hash, in memory and under the client's storage
- *   directory); a fence ToonLens did not convert (or that was edited since) becomes the canonical markdown
- *   rendering of its decoded model, and the outcome says so.
+ *   an earlier one of the same workspace folder: originals are kept per folder by the fence's content hash, in
+ *   memory and under the client's global storage directory); a fence ToonLens did not convert (or that was edited
+ *   since, or converted in another folder) becomes the canonical markdown rendering of its decoded model, and the
+ *   outcome says so.
+ * - Originals are recorded only on Convert's own path: after the server's own edit is applied, or when a Convert
+ *   code action's follow-up command names, by its nonce, a conversion the server offered (never from arguments).
  * - In an untrusted workspace nothing is converted or reverted (the lenses say why).
  * - Converting a section whose verdict is not convert (from the palette or a code action) asks first,
  *   with what it would really cost or save.
  * - Convert all recommended sections: the plan's verified hybrid, as one edit of every converted section.
  */
+import { randomBytes } from 'node:crypto';
 import { CodeActionKind, TextDocumentEdit, type CancellationToken, type CodeAction, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver/node';
 import { KEEP_MARKER_CODE } from '../../core/markdown/policy';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -123,8 +127,72 @@ function originalsFor(doc: TextDocument, sections: readonly Converting[]): Remem
   return { records: sections.map((s) => originalRecordFor(text.slice(s.slice.charStart, s.slice.charEnd), s.slice.headingEnd - s.slice.charStart, s.candidate)) };
 }
 
-function remember(arg: RememberOriginalsArg): void {
-  for (const { key, record } of arg.records) originals().put(key, record);
+/** Records the originals of a conversion this server made in the document `uri` (its workspace folder's store). */
+function remember(uri: string, arg: RememberOriginalsArg): void {
+  const store = originals(uri);
+  for (const { key, record } of arg.records) store.put(key, record);
+}
+
+/** The argument of {@link REMEMBER_ORIGINALS_COMMAND}: the random name of a Convert code action the server offered. */
+export interface RememberOriginalsNonce {
+  nonce: string;
+}
+
+interface PendingConvert {
+  uri: string;
+  /** The section's text after Convert (heading line and fence): found in the document once the action is applied. */
+  converted: string;
+  memo: RememberOriginalsArg;
+  chars: number;
+}
+
+/**
+ * The originals of Convert code actions offered and not yet applied. A code action's edit is applied by the client,
+ * which then runs the action's command: that command names the conversion by a random nonce, and the server records
+ * the original it computed itself, once the converted text is in the document. Nothing the command's arguments say
+ * becomes an original, so a command link in a document (or any other caller) cannot plant one.
+ */
+export class PendingConverts {
+  private readonly byNonce = new Map<string, PendingConvert>();
+  private readonly bySpot = new Map<string, string>();
+  private chars = 0;
+  constructor(
+    private readonly maxEntries = 64,
+    private readonly maxChars = 8 * 1024 * 1024,
+  ) {}
+
+  /** The nonce of converting the section at `sectionStart` of this version (the same one for a repeated request). */
+  offer(uri: string, version: number, sectionStart: number, converted: string, memo: () => RememberOriginalsArg): string {
+    const spot = `${version}\0${sectionStart}\0${uri}`;
+    const known = this.bySpot.get(spot);
+    if (known && this.byNonce.has(known)) return known;
+    const m = memo();
+    const chars = converted.length + m.records.reduce((a, r) => a + r.record.heading.length + r.record.original.length, 0);
+    const nonce = randomBytes(16).toString('hex');
+    this.byNonce.set(nonce, { uri, converted, memo: m, chars });
+    this.bySpot.set(spot, nonce);
+    this.chars += chars;
+    for (const [n, p] of this.byNonce) {
+      if (this.byNonce.size <= 1 || (this.byNonce.size <= this.maxEntries && this.chars <= this.maxChars)) break;
+      this.byNonce.delete(n);
+      this.chars -= p.chars;
+    }
+    if (this.bySpot.size > this.maxEntries * 4) for (const [k, n] of this.bySpot) if (!this.byNonce.has(n)) this.bySpot.delete(k);
+    return nonce;
+  }
+
+  /** The conversion named by `nonce` (undefined: not offered by this server, or taken already). */
+  get(nonce: unknown): PendingConvert | undefined {
+    return typeof nonce === 'string' ? this.byNonce.get(nonce) : undefined;
+  }
+
+  /** The conversion named by `nonce` is recorded: it is not offered again. */
+  done(nonce: string): void {
+    const p = this.byNonce.get(nonce);
+    if (!p) return;
+    this.byNonce.delete(nonce);
+    this.chars -= p.chars;
+  }
 }
 
 /** The confirmation asked before converting a section whose verdict is not convert: its real cost. */
@@ -152,7 +220,7 @@ function sectionFromArg(doc: TextDocument, plan: PlanResult, a: SectionArg): Sec
   return undefined;
 }
 
-export function markdownConvertCommands(ctx: FeatureContext) {
+export function markdownConvertCommands(ctx: FeatureContext, pending: PendingConverts) {
   const plans = markdownPlans(ctx);
 
   async function apply(edit: WorkspaceEdit, label: string): Promise<CommandOutcome> {
@@ -196,7 +264,7 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       }
       const memo = originalsFor(doc, [s]);
       const outcome = await apply(convertSectionWorkspaceEdit(doc, s), `Convert “${headingText(s)}” to TOON`);
-      if (outcome.applied) remember(memo);
+      if (outcome.applied) remember(doc.uri, memo);
       return outcome;
     },
     async [COMMANDS.revertSection](args: unknown[]): Promise<CommandOutcome> {
@@ -210,7 +278,7 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       if (!at) return { applied: false, message: 'the cursor is not in a ```toon fence' };
       let e;
       try {
-        e = revertEdit(text, at, originals());
+        e = revertEdit(text, at, originals(doc.uri));
       } catch (err) {
         return { applied: false, message: err instanceof Error ? err.message : String(err) };
       }
@@ -245,14 +313,21 @@ export function markdownConvertCommands(ctx: FeatureContext) {
       if (!edit) return { applied: false, message: 'no section converts' };
       const memo = originalsFor(doc, converting);
       const outcome = await apply(edit, `Convert ${plan.sections.filter((s) => s.action === 'convert').length} sections to TOON`);
-      if (outcome.applied) remember(memo);
+      if (outcome.applied) remember(doc.uri, memo);
       return outcome;
     },
-    [REMEMBER_ORIGINALS_COMMAND](args: unknown[]): { remembered: number } {
-      const a = args[0] as RememberOriginalsArg | undefined;
-      const records = Array.isArray(a?.records) ? a.records.filter((r) => r && typeof r.key === 'string' && r.record && typeof r.record.heading === 'string' && typeof r.record.original === 'string') : [];
-      remember({ records });
-      return { remembered: records.length };
+    [REMEMBER_ORIGINALS_COMMAND](args: unknown[]): { remembered: number; message?: string } {
+      // Only a Convert code action this server offered, applied in a trusted workspace, is recorded.
+      if (!ctx.isTrusted()) return { remembered: 0, message: RESTRICTED };
+      const a = args[0] as Partial<RememberOriginalsNonce> | undefined;
+      const nonce = a && typeof a === 'object' ? a.nonce : undefined;
+      const p = pending.get(nonce);
+      if (!p) return { remembered: 0, message: 'not a conversion this server offered' };
+      const doc = ctx.documents.get(p.uri);
+      if (!doc || !doc.getText().includes(p.converted)) return { remembered: 0, message: 'the conversion is not in the document' };
+      pending.done(nonce as string);
+      remember(p.uri, p.memo);
+      return { remembered: p.memo.records.length };
     },
   };
 }
@@ -263,8 +338,9 @@ export const markdownConvertFeature: FeatureModule = {
   capabilities: () => ({ codeActionProvider: { codeActionKinds: [CodeActionKind.RefactorRewrite] } }),
   create(ctx) {
     const plans = markdownPlans(ctx);
+    const pending = new PendingConverts();
     return {
-      commands: markdownConvertCommands(ctx),
+      commands: markdownConvertCommands(ctx, pending),
       // Shutting down: the originals Convert put are on disk before the process exits.
       dispose: flushOriginals,
       async codeActions(doc, params, token) {
@@ -287,7 +363,7 @@ export const markdownConvertFeature: FeatureModule = {
           if (at) {
             if (!trusted) return disabled('Revert to Markdown');
             try {
-              const e = revertEdit(text, at, originals());
+              const e = revertEdit(text, at, originals(current.uri));
               actions.push({
                 title: e.kind === 'canonical' ? 'Revert to Markdown (canonical rendering: original not known)' : 'Revert to Markdown',
                 kind: CodeActionKind.RefactorRewrite,
@@ -304,6 +380,10 @@ export const markdownConvertFeature: FeatureModule = {
             const title = `Convert section to TOON (${savesOrCosts(v.token_estimates.savings, 'token')}, verdict ${v.verdict.replace(/_/g, ' ')})`;
             if (!trusted) return disabled(title);
             const arg = { uri: current.uri, version: current.version, sectionStart: s.slice.charStart };
+            // The follow-up command names this conversion by a nonce; the server keeps what it records.
+            const remembering = (): RememberOriginalsNonce => ({
+              nonce: pending.offer(current.uri, current.version, s.slice.charStart, convertSectionEdit(text, s.slice, s.candidate).newText, () => originalsFor(current, [s])),
+            });
             actions.push(
               s.action === 'convert'
                 ? {
@@ -311,7 +391,7 @@ export const markdownConvertFeature: FeatureModule = {
                     kind: CodeActionKind.RefactorRewrite,
                     isPreferred: true,
                     edit: convertSectionWorkspaceEdit(current, s),
-                    command: { title: 'Remember the original for Revert', command: REMEMBER_ORIGINALS_COMMAND, arguments: [originalsFor(current, [s])] },
+                    command: { title: 'Remember the original for Revert', command: REMEMBER_ORIGINALS_COMMAND, arguments: [remembering()] },
                   }
                 : // Not recommended: the command asks first, with the real cost.
                   { title, kind: CodeActionKind.RefactorRewrite, command: { title, command: COMMANDS.convertSection, arguments: [arg] } },

@@ -2,7 +2,7 @@
  * ```toon fences in open markdown documents, shared by the markdown lenses, hovers, diagnostics and
  * Convert/Revert: where they are (memoized per document version), which sections are converted fences
  * (a heading, or a preamble, whose body is one ```toon fence and nothing else), what a fence saves
- * against the markdown it stands for, and the session's / storage's originals for exact Revert.
+ * against the markdown it stands for, and each workspace folder's originals for exact Revert.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { measureChars, type MeasuredChars } from '../../core/markdown/measure';
@@ -11,7 +11,7 @@ import { fenceKey, revertEdit, type OriginalRecord, type OriginalsStore, type Re
 import { convertedFenceOf, fenceAtOffset, toonFencesOfPlanSteps, type FenceAt } from '../../core/markdown/sectionFences';
 import { runSteps, type PlanResult, type SectionResult } from '../../core/markdown/engine';
 import type { SliceAnalysis } from '../../core/markdown/analysis';
-import { createOriginalsStore } from '../../node/originals';
+import { createOriginalsStore, type OriginalsStores } from '../../node/originals';
 import { serverWork } from '../../lsp/idle';
 
 export type { FenceAt };
@@ -95,9 +95,12 @@ const figuresMemo = new WeakMap<SliceAnalysis, { rel: number; tok: TokenizerName
 
 const sameRecord = (a: OriginalRecord | undefined, b: OriginalRecord | undefined): boolean => a === b || (a !== undefined && b !== undefined && a.heading === b.heading && a.original === b.original);
 
-/** The figures of the fence `at`, whose slice is `owner`'s (undefined: measured, not remembered); undefined when it does not decode. */
-export function fenceFigures(text: string, at: FenceAt, owner: SectionResult | undefined, tok: TokenizerName = DEFAULT_TOKENIZER): FenceFigures | undefined {
-  const store = originals();
+/**
+ * The figures of the fence `at` in the document `uri` (whose workspace's originals count), whose slice is `owner`'s
+ * (undefined: measured, not remembered); undefined when it does not decode.
+ */
+export function fenceFigures(uri: string, text: string, at: FenceAt, owner: SectionResult | undefined, tok: TokenizerName = DEFAULT_TOKENIZER): FenceFigures | undefined {
+  const store = originals(uri);
   const holds = owner !== undefined && owner.slice.charStart <= at.start && at.end <= owner.slice.charEnd;
   const rel = holds ? at.start - owner.slice.charStart : -1;
   const memo = holds ? figuresMemo.get(owner.analysis) : undefined;
@@ -136,31 +139,41 @@ export function* fenceFigureSteps(doc: TextDocument, plan: PlanResult): Generato
   const fences = yield* toonFencesOfSteps(doc, plan);
   const text = doc.getText();
   for (const [f, owner] of fencesWithOwners(plan, fences)) {
-    fenceFigures(text, f, owner, plan.tokenizer);
+    fenceFigures(doc.uri, text, f, owner, plan.tokenizer);
     yield;
   }
 }
 
-let store: OriginalsStore | undefined;
+let stores: OriginalsStores | undefined;
 let storagePath: string | undefined;
 let warn: (m: string) => void = () => undefined;
+let rootOf: (uri: string) => string | undefined = () => undefined;
 
-/** Where originals are kept beyond the session (the client's storage directory), and how to report a write failure. */
-export function configureOriginals(path: string | undefined, log?: (m: string) => void): void {
+/**
+ * Where originals are kept beyond the session (the extension's global storage folder: one file per workspace folder
+ * in it), how to report a write failure, and which workspace folder holds a document (its originals are that
+ * folder's only).
+ */
+export function configureOriginals(path: string | undefined, log?: (m: string) => void, workspaceRootOf?: (uri: string) => string | undefined): void {
   storagePath = typeof path === 'string' && path !== '' ? path : undefined;
   if (log) warn = log;
-  store = undefined;
+  if (workspaceRootOf) rootOf = workspaceRootOf;
+  stores = undefined;
 }
 
-/** The originals store of this server. */
-export function originals(): OriginalsStore {
-  if (!store) store = createOriginalsStore(storagePath, { warn, track: (p) => void serverWork.track(p) });
-  return store;
+function allStores(): OriginalsStores {
+  if (!stores) stores = createOriginalsStore(storagePath, { warn, track: (p) => void serverWork.track(p) });
+  return stores;
+}
+
+/** The originals store of the workspace folder holding the document `uri`. */
+export function originals(uri: string): OriginalsStore {
+  return allStores().of(rootOf(uri));
 }
 
 /** Writes the originals still waiting for their files, now (the server shutting down). */
 export function flushOriginals(): void {
-  store?.flush?.();
+  stores?.flush();
 }
 
 export { fenceKey };

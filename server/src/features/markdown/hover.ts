@@ -58,8 +58,8 @@ export function sectionHoverMarkdown(s: SectionResult): string {
 }
 
 /** The hover of a converted section (its body is a ```toon fence): what the fence saves and what Revert does. */
-export function fenceHoverMarkdown(text: string, s: SectionResult, at: FenceAt, tok?: TokenizerName): string | undefined {
-  const m = fenceFigures(text, at, s, tok);
+export function fenceHoverMarkdown(uri: string, text: string, s: SectionResult, at: FenceAt, tok?: TokenizerName): string | undefined {
+  const m = fenceFigures(uri, text, at, s, tok);
   if (!m) return undefined;
   const against = m.exactOriginal ? 'the original markdown' : 'its canonical markdown rendering (the original is not known)';
   return [
@@ -125,7 +125,7 @@ export function markdownHover(doc: TextDocument, offset: number, plans: ReturnTy
   const end = s.slice.kind === 'section' ? s.slice.headingEnd : doc.offsetAt({ line: doc.positionAt(s.slice.charStart).line + 1, character: 0 });
   if (offset > end || offset < s.slice.charStart) return undefined;
   const fence = convertedFenceOf(doc.getText(), s, toonFencesOf(doc, plan));
-  const value = fence ? fenceHoverMarkdown(doc.getText(), s, fence, plan.tokenizer) : sectionHoverMarkdown(s);
+  const value = fence ? fenceHoverMarkdown(doc.uri, doc.getText(), s, fence, plan.tokenizer) : sectionHoverMarkdown(s);
   if (value === undefined) return undefined;
   return {
     contents: { kind: MarkupKind.Markdown, value },

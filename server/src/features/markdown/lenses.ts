@@ -105,7 +105,7 @@ function fenceLenses(doc: TextDocument, at: FenceAt, trusted: boolean, tok: Toke
   const text = doc.getText();
   const pos = doc.positionAt(at.start);
   const range = { start: pos, end: pos };
-  const measured = fenceFigures(text, at, owner, tok);
+  const measured = fenceFigures(doc.uri, text, at, owner, tok);
   if (!measured) return []; // does not decode: toon/fence-decode says why
   const against = measured.exactOriginal ? 'its original markdown' : 'its markdown rendering';
   const info: CodeLens = {
