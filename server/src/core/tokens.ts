@@ -49,10 +49,10 @@ interface BpeCore {
  * merge rescans and splices the piece's pair list), so a long run of one character class (a word without spaces,
  * a run of spaces, backslashes, `=` or brackets) would block the thread for as long as the square of its length.
  * A longer pre-token is counted in chunks of this many characters, each merged on its own: work linear in the
- * piece, and every single BPE call bounded. The chunks' sum is not the exact count of such a piece; merges that
- * would cross a chunk boundary are lost, so it can only be a few tokens per chunk off, and on every shape the
- * tests check it is never below the exact count (docs/engine.md, "Token counts"). No vocabulary token is close to
- * this long, and pieces up to it are counted exactly.
+ * piece, and every single BPE call bounded. The chunks' sum is not the exact count of such a piece: merges across
+ * a chunk boundary are not made, and the greedy merge order can differ near one, so it is off by about a token
+ * per chunk, either way (docs/engine.md, "Token counts of long pieces"). No vocabulary token is close to this
+ * long, and every piece up to it is counted exactly.
  */
 export const PIECE_BOUND = 256;
 
