@@ -191,16 +191,19 @@ export class DiagnosticsScheduler {
         this.due.delete(uri);
         this.inFlight++;
         let held = true;
+        let slotTimer: NodeJS.Timeout | undefined = undefined;
         const release = () => {
           if (!held) return;
           held = false;
+          clearTimeout(slotTimer);
           this.inFlight--;
           const wake = this.slotFreed;
           this.slotFreed = undefined;
           wake?.();
         };
         // A long check (a large document, time-sliced or on the worker) gives its slot back after a while.
-        setTimeout(release, SLOT_MS).unref?.();
+        slotTimer = setTimeout(release, SLOT_MS);
+        slotTimer.unref?.();
         this.run(uri, gen)
           .catch((err) => this.log.error(`diagnostics failed for ${uri}: ${errorText(err)}`))
           .finally(() => {
