@@ -293,11 +293,24 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       const text = decodeText(bytes);
       // The server's plan (EngineCache): the same sections and verdicts as planDocument, with each run of slices'
       // details released once measured (holding all of them makes the peak grow with the section count).
-      const diagnostics = kind === 'markdown' ? markdownDiagnostics(text, new EngineCache().plan(text, planOptions(loaded))) : toonFileDiagnostics(text);
+      let diagnostics: CoreDiagnostic[];
+      try {
+        diagnostics = kind === 'markdown' ? markdownDiagnostics(text, new EngineCache().plan(text, planOptions(loaded))) : toonFileDiagnostics(text);
+      } catch (err) {
+        checked--;
+        ioError = notChecked(io, abs, err);
+        continue;
+      }
       record(abs, kind, text, applyRuleLevels(diagnostics, rules));
       continue;
     }
-    let result = bytes ? checkBytes(bytes, opts) : checkTooLarge(read.ok ? Buffer.alloc(0) : (read.head ?? Buffer.alloc(0)), read.ok ? 0 : (read.size ?? 0), opts);
+    let result: CheckResult;
+    try {
+      result = bytes ? checkBytes(bytes, opts) : checkTooLarge(read.ok ? Buffer.alloc(0) : (read.head ?? Buffer.alloc(0)), read.ok ? 0 : (read.size ?? 0), opts);
+    } catch (err) {
+      ioError = notChecked(io, abs, err);
+      continue;
+    }
     const tooLarge = result.diagnostics.some((d) => d.code === TOO_LARGE_CODE);
     if (!result.kind && tooLarge && explicit) {
       io.stderr(`toonlens check: ${display(io.cwd, abs)}: ${result.diagnostics[0]!.message}\n`);
@@ -399,6 +412,16 @@ function ignoreMatcher(cwd: string, globs: readonly string[]): (abs: string, isD
     if (rel.startsWith('..')) return false;
     return matchers.some((m) => m(rel));
   };
+}
+
+/**
+ * One file whose check threw (a defect of ours, never the file's fault): one line on stderr naming it, and the
+ * run goes on with the other files, exiting 2 at the end. Returns true (the run's I/O-error flag).
+ */
+function notChecked(io: CliIO, abs: string, err: unknown): true {
+  const why = err instanceof Error ? err.message : String(err);
+  io.stderr(`toonlens check: ${display(io.cwd, abs)}: not checked, internal error: ${why.split('\n')[0]}\n`);
+  return true;
 }
 
 /**

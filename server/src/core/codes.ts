@@ -53,6 +53,7 @@ export const CODES = {
   'unsupported-version': w('json', JSON_KINDS, '`schema_version` has a major version ToonLens does not know; only syntax is checked then'),
   'limits/too-large': i('json', [...JSON_KINDS, 'markdown', 'toon'], 'the document is larger than `toonlens.maxFileSizeMB` (default 50): nothing is parsed'),
   internal: e('json', JSON_KINDS, 'a rule set threw on this document; the failure stays with its document'),
+  'limits/too-many-diagnostics': i('json', [...JSON_KINDS, 'json-schema', 'markdown', 'toon'], 'the editor shows at most 1,000 diagnostics per document (the most severe first); this one, on the first line, says how many more there are (`toonlens check` lists them all)'),
 
   'verdict/safe-to-auto-apply': e('verdict', V, "the recorded value differs from the schema's formula over verdict, mode, flags and warnings"),
   'verdict/savings': e('verdict', V, '`measured_chars.savings` is not `source − toon`'),

@@ -45,8 +45,28 @@ interface BpeCore {
 }
 
 /**
+ * The longest pre-token counted whole. gpt-tokenizer merges one pre-token in time quadratic in its length (each
+ * merge rescans and splices the piece's pair list), so a long run of one character class (a word without spaces,
+ * a run of spaces, backslashes, `=` or brackets) would block the thread for as long as the square of its length.
+ * A longer pre-token is counted in chunks of this many characters, each merged on its own: work linear in the
+ * piece, and every single BPE call bounded. The chunks' sum is not the exact count of such a piece: merges across
+ * a chunk boundary are not made, and the greedy merge order can differ near one, so it is off by about a token
+ * per chunk, either way (docs/engine.md, "Token counts of long pieces"). No vocabulary token is close to this
+ * long, and every piece up to it is counted exactly.
+ */
+export const PIECE_BOUND = 256;
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+/**
  * The count gpt-tokenizer's `countTokens` makes with no special tokens allowed (each pre-token of its pattern is
- * one token when it is a rank, else as many as its merges give), without a match array per pre-token: its
+ * one token when it is a rank, else as many as its merges give; one longer than {@link PIECE_BOUND} in chunks), without a match array per pre-token: its
  * `matchAll` loop allocates one for every ~4 characters (a large share of what a cold plan allocates). The pattern matches every character (letters, digits, whitespace and anything
  * else each have an alternative; none matches empty), so its matches are contiguous and a sticky `test` from
  * each match's end finds the next one: the same pieces, the same ranks, the same merge cache, and a text is
@@ -59,6 +79,18 @@ export function pieceCounter(core: Partial<BpeCore> | undefined): ((text: string
   const rank = c.getBpeRankFromString.bind(c);
   const merge = c.bytePairEncode.bind(c);
   const re = new RegExp(c.tokenSplitRegex.source, c.tokenSplitRegex.flags.replace(/[gy]/g, '') + 'y');
+  const pieceTokens = (piece: string): number => (rank(piece) !== undefined ? 1 : merge(piece).length);
+  const longPieceTokens = (text: string, at: number, end: number): number => {
+    let n = 0;
+    while (at < end) {
+      let cut = Math.min(at + PIECE_BOUND, end);
+      // Never between the halves of a surrogate pair: each half alone would count as its own bytes.
+      if (cut < end && isHighSurrogate(text.charCodeAt(cut - 1)) && isLowSurrogate(text.charCodeAt(cut))) cut--;
+      n += pieceTokens(text.slice(at, cut));
+      at = cut;
+    }
+    return n;
+  };
   return (text: string): number => {
     let n = 0;
     let at = 0;
@@ -66,8 +98,7 @@ export function pieceCounter(core: Partial<BpeCore> | undefined): ((text: string
     while (at < text.length) {
       if (!re.test(text)) return -1;
       const end = re.lastIndex;
-      const piece = text.slice(at, end);
-      n += rank(piece) !== undefined ? 1 : merge(piece).length;
+      n += end - at <= PIECE_BOUND ? pieceTokens(text.slice(at, end)) : longPieceTokens(text, at, end);
       at = end;
     }
     return n;

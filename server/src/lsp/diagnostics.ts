@@ -12,7 +12,7 @@ import type { SettingsStore, ToonLensSettings } from './settings';
 import { errorText } from './settings';
 import { offsetRangeToLsp } from './positions';
 import { pushAll } from '../core/arrays';
-import { isCancellation } from './timeSlice';
+import { isCancellation, nextTurn } from './timeSlice';
 import { serverWork } from './idle';
 
 export const DIAGNOSTIC_SOURCE = 'toonlens';
@@ -66,6 +66,60 @@ export function applyRuleLevelsToLsp(diagnostics: Diagnostic[], rules: Readonly<
   return applyRuleLevels(tagged, rules).map((t) => (t.severity === LEVEL_OF[t.d.severity ?? DiagnosticSeverity.Error] ? t.d : { ...t.d, severity: SEVERITY[t.severity] }));
 }
 
+/** The most diagnostics published for one document; the rest are summed up in one more (`limits/too-many-diagnostics`). */
+export const MAX_DIAGNOSTICS_PER_DOCUMENT = 1000;
+
+/**
+ * Checks in flight at once. Each publishes when done, and the connection writes its messages in order: with
+ * thousands of checks started at once, the answer to a hover would be written after all their diagnostics.
+ */
+const MAX_IN_FLIGHT = 4;
+/** After this long a check still running (time-sliced, or on the JSON worker) no longer holds its slot. */
+const SLOT_MS = 100;
+
+export const TOO_MANY_DIAGNOSTICS_CODE = 'limits/too-many-diagnostics';
+
+const RANK: Record<DiagnosticSeverity, number> = {
+  [DiagnosticSeverity.Error]: 0,
+  [DiagnosticSeverity.Warning]: 1,
+  [DiagnosticSeverity.Information]: 2,
+  [DiagnosticSeverity.Hint]: 3,
+};
+
+/**
+ * At most `max` of a document's diagnostics, as the Problems panel can use them: the most severe ones (errors,
+ * then warnings, information, hints; by position within a severity, in the order they came), kept in the order
+ * they came, and one information diagnostic on the first line saying how many more there are. Linear in the count
+ * (a counting pass per severity, no sort of the whole list).
+ */
+export function capDiagnostics(diagnostics: Diagnostic[], max = MAX_DIAGNOSTICS_PER_DOCUMENT): Diagnostic[] {
+  if (diagnostics.length <= max) return diagnostics;
+  const perRank = [0, 0, 0, 0];
+  for (const d of diagnostics) perRank[RANK[d.severity ?? DiagnosticSeverity.Error] ?? 0]!++;
+  // The least severe rank kept, and how many of that rank fit.
+  let room = max;
+  let last = 0;
+  while (last < 3 && perRank[last]! < room) room -= perRank[last++]!;
+  const kept: Diagnostic[] = [];
+  for (const d of diagnostics) {
+    const r = RANK[d.severity ?? DiagnosticSeverity.Error] ?? 0;
+    if (r < last) kept.push(d);
+    else if (r === last && room > 0) {
+      room--;
+      kept.push(d);
+    }
+  }
+  const more = diagnostics.length - kept.length;
+  kept.unshift({
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    severity: DiagnosticSeverity.Information,
+    code: TOO_MANY_DIAGNOSTICS_CODE,
+    source: DIAGNOSTIC_SOURCE,
+    message: `${more.toLocaleString('en-US')} more ${more === 1 ? 'diagnostic is' : 'diagnostics are'} not shown: at most ${max.toLocaleString('en-US')} per document, the most severe first (toonlens check lists them all)`,
+  });
+  return kept;
+}
+
 interface Pending {
   timer: NodeJS.Timeout | undefined;
   /** Ends this check's registration as pending server work (the timer, then the run it starts). */
@@ -87,17 +141,80 @@ export class DiagnosticsScheduler {
     private readonly log: Logger,
   ) {}
 
+  /**
+   * Checks whose delay is over, in the order they became due, waiting for their turn: one starts per turn of the
+   * event loop, so a burst (a workspace of thousands of documents opened at once, a settings change re-checking
+   * all of them) never holds the thread from reading and answering the requests that arrive meanwhile (a hover, a
+   * completion): between two starts the connection reads and dispatches what came in.
+   */
+  private readonly due = new Map<string, { gen: number; end: () => void }>();
+  private pumping = false;
+  /**
+   * A document was opened or changed since the pump's last turn: messages are arriving (the client's queue of
+   * opens and the requests sent after them), and the pump lets the connection read on before it starts a check.
+   */
+  private traffic = false;
+  /** Checks started and not finished (nor running longer than {@link SLOT_MS}), at most {@link MAX_IN_FLIGHT}. */
+  private inFlight = 0;
+  private slotFreed: (() => void) | undefined;
+
   /** Schedules a check of the document's current version after `delayMs`, cancelling any pending one. */
   schedule(uri: string, delayMs: number): void {
+    this.traffic = true;
     const gen = this.bump(uri);
     const end = serverWork.begin();
     const timer = setTimeout(() => {
       this.pending.delete(uri);
-      this.run(uri, gen)
-        .catch((err) => this.log.error(`diagnostics failed for ${uri}: ${errorText(err)}`))
-        .finally(end);
+      this.due.set(uri, { gen, end });
+      if (!this.pumping) void this.pump();
     }, delayMs);
     this.pending.set(uri, { timer, end });
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      for (;;) {
+        if (this.traffic) {
+          // Opens and edits are still coming in: what the client sent after them (a hover) is answered first.
+          this.traffic = false;
+          await nextTurn();
+          continue;
+        }
+        if (this.inFlight >= MAX_IN_FLIGHT) {
+          await new Promise<void>((resolve) => (this.slotFreed = resolve));
+          continue;
+        }
+        const next = this.due.entries().next();
+        if (next.done) return;
+        const [uri, { gen, end }] = next.value;
+        this.due.delete(uri);
+        this.inFlight++;
+        let held = true;
+        let slotTimer: NodeJS.Timeout | undefined = undefined;
+        const release = () => {
+          if (!held) return;
+          held = false;
+          clearTimeout(slotTimer);
+          this.inFlight--;
+          const wake = this.slotFreed;
+          this.slotFreed = undefined;
+          wake?.();
+        };
+        // A long check (a large document, time-sliced or on the worker) gives its slot back after a while.
+        slotTimer = setTimeout(release, SLOT_MS);
+        slotTimer.unref?.();
+        this.run(uri, gen)
+          .catch((err) => this.log.error(`diagnostics failed for ${uri}: ${errorText(err)}`))
+          .finally(() => {
+            release();
+            end();
+          });
+        await nextTurn();
+      }
+    } finally {
+      this.pumping = false;
+    }
   }
 
   /** Re-checks every open document (optionally only those `filter` accepts). */
@@ -130,6 +247,8 @@ export class DiagnosticsScheduler {
       p.end();
     }
     this.pending.clear();
+    for (const d of this.due.values()) d.end();
+    this.due.clear();
   }
 
   private bump(uri: string): number {
@@ -138,6 +257,11 @@ export class DiagnosticsScheduler {
       clearTimeout(p.timer);
       p.end();
       this.pending.delete(uri);
+    }
+    const d = this.due.get(uri);
+    if (d) {
+      d.end();
+      this.due.delete(uri);
     }
     const gen = (this.generation.get(uri) ?? 0) + 1;
     this.generation.set(uri, gen);
@@ -167,7 +291,7 @@ export class DiagnosticsScheduler {
       }
     }
     // As for open documents: the project's ignore globs and the rule levels apply.
-    return settings.project?.ignored ? [] : applyRuleLevelsToLsp(diagnostics, settings.rules);
+    return settings.project?.ignored ? [] : capDiagnostics(applyRuleLevelsToLsp(diagnostics, settings.rules));
   }
 
   private async run(uri: string, gen: number): Promise<void> {
@@ -204,7 +328,7 @@ export class DiagnosticsScheduler {
     if (diagnostics.length === 0 && applicable.length === 0) this.published.delete(uri);
     else this.published.add(uri);
     // The project's ignore globs and the rule levels (.toonlens.json + toonlens.rules) apply to every provider alike.
-    const shown = settings.project?.ignored ? [] : applyRuleLevelsToLsp(diagnostics, settings.rules);
+    const shown = settings.project?.ignored ? [] : capDiagnostics(applyRuleLevelsToLsp(diagnostics, settings.rules));
     await this.connection.sendDiagnostics({ uri, version: doc.version, diagnostics: shown });
   }
 }

@@ -9,7 +9,7 @@
  * paragraph that a setext underline would turn into a heading. Its answers are
  * checked against markdown-it's block parse by property tests.
  */
-import { detach, indentOf } from './text';
+import { detach, indentOf, isSpaceCode } from './text';
 import { LineIndex } from '../lineIndex';
 
 /** One contiguous piece of the source. Slices tile the source exactly. */
@@ -349,6 +349,50 @@ function afterQuoteMarker(rest: string, col: number): { inner: string; col: numb
 }
 
 /**
+ * What {@link containerParagraph} asks of the end of one line, answered once per line: every text it looks at
+ * after a container's markers is empty or a suffix of that line (a tab's leftover columns become spaces, which
+ * the next indent skips), so "is the rest blank" and "can the rest be a thematic break" are questions about the
+ * line's tail, and each level answers them without rescanning the rest of the line.
+ */
+class LineTail {
+  private readonly line: string;
+  /** Length of the line's trailing run of whitespace (what `trim` removes). */
+  readonly blank: number;
+  /** Per thematic-break character (`-`, `*`, `_`), the length of the longest suffix of it, spaces and tabs. */
+  private readonly runs = new Map<number, number>();
+
+  constructor(line: string) {
+    this.line = line;
+    let i = line.length;
+    while (i > 0 && isSpaceCode(line.charCodeAt(i - 1))) i--;
+    this.blank = line.length - i;
+  }
+
+  /** Whether `r`, a suffix of the line, holds nothing but whitespace. */
+  isBlank(r: string): boolean {
+    return r.length <= this.blank;
+  }
+
+  /** Whether `r`, a suffix of the line starting with no space, is a thematic break (THEMATIC, with the tail known). */
+  thematic(r: string): boolean {
+    const c = r.charCodeAt(0);
+    if (c !== 45 && c !== 42 && c !== 95) return false;
+    let run = this.runs.get(c);
+    if (run === undefined) {
+      const line = this.line;
+      let i = line.length;
+      while (i > 0) {
+        const d = line.charCodeAt(i - 1);
+        if (d !== c && d !== 32 && d !== 9) break;
+        i--;
+      }
+      this.runs.set(c, (run = line.length - i));
+    }
+    return r.length <= run && THEMATIC.test(r);
+  }
+}
+
+/**
  * Whether a line inside a container (after its markers: a quote's `>`, a list item's indent) is paragraph text,
  * so that a lazy continuation line may follow it. `paraOpen`: the container's last line was paragraph text;
  * `quoted`: that line was a block quote's (a `>` here continues it; otherwise the quote starts here, and its
@@ -356,25 +400,39 @@ function afterQuoteMarker(rest: string, col: number): { inner: string; col: numb
  * the callers' (they stay open over lines).
  */
 function containerParagraph(inner: string, paraOpen: boolean, col: number, quoted = true): boolean {
-  const ind = indentOf(inner, true, col);
-  const r = inner.slice(ind.chars);
-  if (r.trim() === '') return false;
-  if (ind.cols >= 4) return paraOpen; // indented code, unless it continues a paragraph
-  const c = r.charCodeAt(0) | 32;
-  if (c >= 97 && c <= 122) return true; // a letter starts no block: paragraph text (most lines)
-  if (ATX.test(r) || THEMATIC.test(r) || fenceOpener(r, 0, false) || (paraOpen && SETEXT.test(r)) || htmlStart(r, paraOpen)) return false;
-  const rCol = col + ind.cols;
-  if (r.charCodeAt(0) === 62 /* > */) {
-    const q = afterQuoteMarker(r, rCol);
-    return containerParagraph(q.inner, paraOpen && quoted, q.col);
+  // One container level per turn (a `>` or a list marker), never a call per level: thousands of nested markers
+  // on one line must not grow the stack, and each level's checks read the line's tail from `tail`, not the rest
+  // of the line again.
+  const tail = new LineTail(inner);
+  for (;;) {
+    const ind = indentOf(inner, true, col);
+    const r = inner.slice(ind.chars);
+    if (tail.isBlank(r)) return false;
+    if (ind.cols >= 4) return paraOpen; // indented code, unless it continues a paragraph
+    const c = r.charCodeAt(0) | 32;
+    if (c >= 97 && c <= 122) return true; // a letter starts no block: paragraph text (most lines)
+    if (ATX.test(r) || tail.thematic(r) || fenceOpener(r, 0, false) || (paraOpen && SETEXT.test(r)) || htmlStart(r, paraOpen)) return false;
+    const rCol = col + ind.cols;
+    if (r.charCodeAt(0) === 62 /* > */) {
+      const q = afterQuoteMarker(r, rCol);
+      inner = q.inner;
+      paraOpen = paraOpen && quoted;
+      col = q.col;
+      quoted = true;
+      continue;
+    }
+    const m = itemMarker(r, rCol, tail);
+    if (m) {
+      if (paraOpen && !interruptsParagraph(m)) return true; // paragraph text
+      if (m.empty || m.pad.cols > 4) return false;
+      inner = m.after.slice(m.pad.chars);
+      paraOpen = false;
+      col = rCol + m.len + m.pad.cols;
+      quoted = false;
+      continue;
+    }
+    return true;
   }
-  const m = itemMarker(r, rCol);
-  if (m) {
-    if (paraOpen && !interruptsParagraph(m)) return true; // paragraph text
-    if (m.empty || m.pad.cols > 4) return false;
-    return containerParagraph(m.after.slice(m.pad.chars), false, rCol + m.len + m.pad.cols, false);
-  }
-  return true;
 }
 
 /** A list item's marker at the start of `r` (which starts at column `col`): the marker, what follows it and that text's indent. */
@@ -389,13 +447,14 @@ interface ItemMarker {
   pad: { cols: number; chars: number };
 }
 
-function itemMarker(r: string, col: number): ItemMarker | null {
+/** `tail`: the line `r` is a suffix of, when the caller has it (so that "is the rest empty" does not rescan it). */
+function itemMarker(r: string, col: number, tail?: LineTail): ItemMarker | null {
   const bm = BULLET.exec(r);
   const om = bm ? null : ORDERED.exec(r);
   if (!bm && !om) return null;
   const len = bm ? 1 : om![1]!.length + 1;
   const after = r.slice(len);
-  return { marker: bm ? bm[1]! : om![2]!, ordinal: om ? om[1]! : null, len, after, empty: after.trim() === '', pad: indentOf(after, true, col + len) };
+  return { marker: bm ? bm[1]! : om![2]!, ordinal: om ? om[1]! : null, len, after, empty: tail ? tail.isBlank(after) : after.trim() === '', pad: indentOf(after, true, col + len) };
 }
 
 /** CommonMark: an item interrupts a paragraph only when it is not empty and, ordered, starts at 1. */

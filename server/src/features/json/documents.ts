@@ -76,6 +76,8 @@ export const COLLECT_AFTER_CHECK_CHARS = 8 * 1024 * 1024;
 /** Memoized `checkDocument` for the open documents of one server. */
 export class JsonAnalyzer {
   private readonly memo = new Map<string, Memo>();
+  /** The URIs whose memoized check found a report (so an edit elsewhere asks only them, not every open document). */
+  private readonly reportUris = new Set<string>();
   /** Off-thread checks in flight, per document: shared by every caller asking for that version. */
   private readonly pending = new Map<string, { version: number; settings: ToonLensSettings; promise: Promise<CheckResult> }>();
   readonly worker: JsonWorkerClient;
@@ -157,7 +159,7 @@ export class JsonAnalyzer {
     }
     const result: CheckResult = { kind: reply.check.kind, diagnostics: reply.check.diagnostics, lineHints: reply.check.lineHints };
     const m: Memo = { version, settings, workspace: opts.workspace, result, parsed: reply.check.parsed };
-    this.memo.set(doc.uri, m);
+    this.remember(doc.uri, m);
     if (this.onDemand?.uri === doc.uri) this.dropOnDemand();
     return this.analyze(live, settings);
   }
@@ -235,7 +237,7 @@ export class JsonAnalyzer {
     const result: CheckResult = { kind: full.kind, diagnostics: full.diagnostics, lineHints: full.lineHints };
     if (text.length <= RETAIN_VALUE_MAX_CHARS && parsed) result.value = full.value;
     const m: Memo = { version: doc.version, settings, workspace: opts.workspace, result, parsed };
-    this.memo.set(doc.uri, m);
+    this.remember(doc.uri, m);
     if (this.onDemand?.uri === doc.uri) this.dropOnDemand();
     return m;
   }
@@ -283,6 +285,17 @@ export class JsonAnalyzer {
     return this.memo.get(uri)?.result.kind;
   }
 
+  /** The documents whose last check found a docs-hygiene report. */
+  reports(): ReadonlySet<string> {
+    return this.reportUris;
+  }
+
+  private remember(uri: string, m: Memo): void {
+    this.memo.set(uri, m);
+    if (m.result.kind === 'report') this.reportUris.add(uri);
+    else this.reportUris.delete(uri);
+  }
+
   /** The document has a new version: a value parsed on demand for an older one is garbage now. */
   changed(uri: string): void {
     if (this.onDemand?.uri === uri) this.dropOnDemand();
@@ -290,8 +303,13 @@ export class JsonAnalyzer {
 
   /** Drops memoized results that may depend on other files (report targets) or on a closed document. */
   forget(uri?: string): void {
-    if (uri === undefined) this.memo.clear();
-    else this.memo.delete(uri);
+    if (uri === undefined) {
+      this.memo.clear();
+      this.reportUris.clear();
+    } else {
+      this.memo.delete(uri);
+      this.reportUris.delete(uri);
+    }
     if (uri === undefined || this.onDemand?.uri === uri) this.dropOnDemand();
   }
 }
@@ -332,11 +350,15 @@ export const jsonDiagnosticsFeature: FeatureModule = {
 
     // A report's exact_edits read their targets from open buffers first: an edit to another open
     // document may make a report's stale-edit findings right or wrong.
+    // Only the reports are visited (never every open document: thousands of them opened at once would make each
+    // open cost as much as all the others).
     const refreshReportsExcept = (uri: string) => {
-      const reports = ctx.documents.all().filter((d) => d.uri !== uri && analyzer.lastKind(d.uri) === 'report');
-      if (reports.length === 0) return;
-      for (const d of reports) analyzer.forget(d.uri);
-      ctx.refreshDiagnostics(undefined, (d) => reports.includes(d));
+      if (analyzer.reports().size === 0) return;
+      const reports = [...analyzer.reports()].filter((r) => r !== uri && ctx.documents.get(r) !== undefined);
+      for (const r of reports) {
+        analyzer.forget(r);
+        ctx.refreshDiagnostics(r);
+      }
     };
     // A new version or a close cancels the worker's job for the old one (the worker is stopped mid-check).
     ctx.documents.onDidChangeContent((e) => {
