@@ -14,6 +14,22 @@ export const MIN_CONVERT_SAVINGS_PCT = 5;
 /** Default `toonlens.minTokenSavings`: a conversion must save at least this many real tokens, else token_regression. */
 export const DEFAULT_MIN_TOKEN_SAVINGS = 1;
 
+/**
+ * Default `toonlens.minTokenSavingsPct`: with a real tokenizer a conversion must also save at least this percentage
+ * of its section's real tokens, else token_regression (the character policy's 5 %, decided on what a model reads).
+ */
+export const DEFAULT_MIN_TOKEN_SAVINGS_PCT = 5;
+
+/**
+ * The token floor: whether `source → toon` real tokens misses the minimum saving (`minTokens` tokens, or `minPct`
+ * percent of the source's tokens; 0 turns the percentage off). The percentage is compared in integers,
+ * (source − toon) × 100 < pct × source, so no rounding decides.
+ */
+export function underTokenFloor(source: number, toon: number, minTokens: number, minPct: number): boolean {
+  const saved = source - toon;
+  return saved < minTokens || (minPct > 0 && saved * 100 < minPct * source);
+}
+
 export type Verdict = 'convert' | 'keep_markdown' | 'split_first' | 'review' | 'refused';
 export type Mode = 'lossless' | 'record' | 'budget';
 export type { WarningSeverity } from './rules';

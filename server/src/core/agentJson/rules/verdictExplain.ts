@@ -139,7 +139,7 @@ function explainTokenRegression(w: Record<string, unknown>): string {
   return [
     '**token_regression** — the TOON saves characters but not real tokens',
     '',
-    'ToonLens counts the text Convert would write (kept heading line, fence lines, TOON, closing fence) with a real BPE tokenizer (`toonlens.tokenizer`, default `o200k_base`). When it saves fewer tokens than `toonlens.minTokenSavings` (default 1), this warning is added: it has severity `warning`, so the decision policy decides `review` instead of `convert`, `safe_to_auto_apply` is false and the plan keeps the section as markdown. The policy itself is unchanged; with `--tokenizer estimate` the gate is off. verdict.v1\'s warning code set is open, so consumers tolerate the code.',
+    'ToonLens counts the text Convert would write (kept heading line, fence lines, TOON, closing fence) with a real BPE tokenizer (`toonlens.tokenizer`, default `o200k_base`). When it saves fewer tokens than `toonlens.minTokenSavings` (default 1), or under `toonlens.minTokenSavingsPct` (default 5) percent of the section\'s own tokens, this warning is added: it has severity `warning`, so the decision policy decides `review` instead of `convert`, `safe_to_auto_apply` is false and the plan keeps the section as markdown. The policy itself is unchanged; with `--tokenizer estimate` the gate is off. verdict.v1\'s warning code set is open, so consumers tolerate the code.',
     '',
     table(rows),
   ].join('\n');
