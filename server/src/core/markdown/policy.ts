@@ -77,7 +77,8 @@ export interface Decision {
 /** The decision policy (docs/engine.md#decision-policy): the first rule that matches wins. */
 export function decide(inputs: DecisionInputs): Decision {
   if (inputs.refused) return { verdict: 'refused', because: 'budget target missed losslessly and lossy output not allowed' };
-  if (inputs.warnings.some((w) => KEEP_CODES.includes(w.code))) return { verdict: 'keep_markdown', because: 'the section says <!-- toonlens: keep -->' };
+  const keep = inputs.warnings.find((w) => KEEP_CODES.includes(w.code));
+  if (keep) return { verdict: 'keep_markdown', because: keep.code === KEEP_MARKER_CODE ? 'the section says <!-- toonlens: keep -->' : `warning \`${keep.code}\`` };
   const split = inputs.warnings.find((w) => SPLIT_CODES.includes(w.code));
   if (split) return { verdict: 'split_first', because: `warning \`${split.code}\`` };
   const savings = inputs.source - inputs.toon;
