@@ -175,3 +175,14 @@ describe('readable as written: every convert of the corpus', () => {
     assert.ok(cells > 100, `${cells} table cells checked`);
   });
 });
+
+describe('markdown_only beside the keep marker', () => {
+  test('a section with only `<!-- toonlens: keep -->` says keep_marker, not markdown_only; another comment is an HTML block', () => {
+    const kept = only(table('resource').replace('\n\n|', '\n\n<!-- toonlens: keep -->\n\n|')).s;
+    assert.ok(kept.verdict!.warnings.some((w) => w.code === 'keep_marker'));
+    assert.ok(!kept.verdict!.warnings.some((w) => w.code === 'markdown_only'));
+    const other = only(table('resource').replace('\n\n|', '\n\n<!-- generated: do not edit -->\n\n|')).s;
+    assert.ok(other.verdict!.warnings.some((w) => w.code === 'markdown_only'));
+    assert.equal(other.verdict!.verdict, 'keep_markdown');
+  });
+});

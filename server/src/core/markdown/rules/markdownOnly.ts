@@ -15,6 +15,8 @@ const DEFINITION = /^ {0,3}\[([^\]\n]+)\]:/;
 const REFERENCE_LINK = /\[[^\]\n]*\]\[[^\]\n]*\]/;
 /** `[^label]` (a footnote reference), outside code spans. */
 const FOOTNOTE = /\[\^[^\]\s]+\]/;
+/** `<!-- toonlens: keep -->` (or `toonlens-keep`) on its own. */
+const KEEP_COMMENT = /^ {0,3}<!--\s*(?:toonlens\s*:\s*keep|toonlens-keep)\s*-->\s*$/i;
 /** What TOON escapes inside a quoted string. */
 const ESCAPED = /["\\\n\r\t]/;
 
@@ -85,7 +87,8 @@ function blockStrings(b: Block): string[] {
 /** Why a block keeps its section markdown, and the text to point at; null when it converts readably. */
 function markdownOnlyReason(b: Block): { what: string; at: string } | null {
   if (b.kind === 'm') {
-    if (/^ {0,3}</.test(b.raw)) return { what: 'an HTML block', at: b.raw };
+    // (a keep marker alone says keep_marker already)
+    if (/^ {0,3}</.test(b.raw) && !KEEP_COMMENT.test(b.raw)) return { what: 'an HTML block', at: b.raw };
     const d = DEFINITION.exec(b.raw);
     if (d) return { what: d[1]!.startsWith('^') ? 'a footnote definition' : 'a link reference definition', at: b.raw };
   }
