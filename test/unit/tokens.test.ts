@@ -13,6 +13,9 @@ import { pieceCounter, TOKEN_MERGE_CACHE_ENTRIES, tokenizer, TOKENIZERS } from '
 import { explainVerdict } from '../../server/src/core/agentJson/rules/verdictExplain';
 import { checkDocument } from '../../server/src/core/agentJson/check';
 import { underTokenFloor } from '../../server/src/core/markdown/policy';
+import { parseConfig } from '../../server/src/core/config';
+import { normalizeSettings, withProjectConfig } from '../../server/src/lsp/settings';
+import { planOptions } from '../../server/src/features/markdown/plans';
 import { main } from '../../server/src/cli/main';
 import type { CliIO } from '../../server/src/cli/io';
 import { CORPUS_INPUTS, FIXTURES, REPO_ROOT } from '../paths';
@@ -255,6 +258,20 @@ describe('the token floor (minTokenSavingsPct)', () => {
     const pct = Math.floor((good.tokens!.savings * 100) / good.tokens!.source);
     assert.equal(planDocument(TABLE, { minTokenSavingsPct: pct }).sections[0]!.verdict!.verdict, 'convert');
     assert.equal(planDocument(TABLE, { minTokenSavingsPct: pct + 1 }).sections[0]!.verdict!.verdict, 'review');
+  });
+
+  test('.toonlens.json and the setting: a number 0–100, the project file wins; a bad value is a problem and falls back', () => {
+    assert.equal(parseConfig('{ "minTokenSavingsPct": 2.5 }').config.minTokenSavingsPct, 2.5);
+    const bad = parseConfig('{ "minTokenSavingsPct": 150 }');
+    assert.equal(bad.config.minTokenSavingsPct, undefined);
+    assert.match(bad.problems.join('\n'), /minTokenSavingsPct/);
+    assert.equal(normalizeSettings({}).minTokenSavingsPct, 5);
+    assert.equal(normalizeSettings({ minTokenSavingsPct: 10 }).minTokenSavingsPct, 10);
+    assert.equal(normalizeSettings({ minTokenSavingsPct: -1 }).minTokenSavingsPct, 5);
+    assert.equal(normalizeSettings({ minTokenSavingsPct: '7' }).minTokenSavingsPct, 5);
+    const merged = withProjectConfig(normalizeSettings({ minTokenSavingsPct: 10 }), { file: '/p/.toonlens.json', rules: {}, documentKinds: {}, ignored: false, minTokenSavingsPct: 0 });
+    assert.equal(merged.minTokenSavingsPct, 0);
+    assert.deepEqual(planOptions(merged), { tokenizer: 'o200k_base', minTokenSavings: 1, minTokenSavingsPct: 0 });
   });
 
   test('CLI: --min-token-savings-pct moves the floor; a bad value is a one-line usage error', async () => {
