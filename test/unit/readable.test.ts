@@ -9,6 +9,7 @@ import MarkdownIt from 'markdown-it';
 import { decode } from '@toon-format/toon';
 import { convertSectionEdit, planDocument, type EngineOptions } from '../../server/src/core/markdown/engine';
 import { codeSpans } from '../../server/src/core/markdown/rules/markdownOnly';
+import { sectionLensTitle, sectionLensTooltip } from '../../server/src/features/markdown/lenses';
 import { CORPUS_INPUTS, FIXTURES, REPO_ROOT } from '../paths';
 
 const DIRS = [CORPUS_INPUTS, path.join(REPO_ROOT, 'examples', 'markdown'), path.join(FIXTURES, 'markdown')];
@@ -184,5 +185,15 @@ describe('markdown_only beside the keep marker', () => {
     const other = only(table('resource').replace('\n\n|', '\n\n<!-- generated: do not edit -->\n\n|')).s;
     assert.ok(other.verdict!.warnings.some((w) => w.code === 'markdown_only'));
     assert.equal(other.verdict!.verdict, 'keep_markdown');
+  });
+});
+
+describe('the verdict lens of a markdown_only section', () => {
+  test('its tooltip says why (the warning), not that TOON would not save enough', () => {
+    const { s } = only(table('resource', '\n!!! note\n    On Windows use the other port.\n'));
+    const tip = sectionLensTooltip(s);
+    assert.match(tip, /^Kept as markdown: "Catalog" holds an admonition/);
+    assert.doesNotMatch(tip, /would not save enough/);
+    assert.match(sectionLensTitle(s), /· keep markdown$/);
   });
 });
