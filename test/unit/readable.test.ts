@@ -10,6 +10,8 @@ import { decode } from '@toon-format/toon';
 import { convertSectionEdit, planDocument, type EngineOptions } from '../../server/src/core/markdown/engine';
 import { codeSpans } from '../../server/src/core/markdown/rules/markdownOnly';
 import { sectionLensTitle, sectionLensTooltip } from '../../server/src/features/markdown/lenses';
+import { checkDocument } from '../../server/src/core/agentJson/check';
+import { explainVerdict } from '../../server/src/core/agentJson/rules/verdictExplain';
 import { CORPUS_INPUTS, FIXTURES, REPO_ROOT } from '../paths';
 
 const DIRS = [CORPUS_INPUTS, path.join(REPO_ROOT, 'examples', 'markdown'), path.join(FIXTURES, 'markdown')];
@@ -195,5 +197,19 @@ describe('the verdict lens of a markdown_only section', () => {
     assert.match(tip, /^Kept as markdown: "Catalog" holds an admonition/);
     assert.doesNotMatch(tip, /would not save enough/);
     assert.match(sectionLensTitle(s), /· keep markdown$/);
+  });
+});
+
+describe('markdown_only in verdict JSON', () => {
+  test('the verdict rules accept it (no finding) and the JSON hover explains it', () => {
+    const v = JSON.parse(JSON.stringify(only(table('resource', '\n<div>note</div>\n')).plan.verdict));
+    const codes = checkDocument(JSON.stringify(v, null, 2), { kind: 'verdict' }).diagnostics.map((d) => d.code);
+    assert.deepEqual(codes.filter((c) => c.startsWith('verdict/') || c.startsWith('plan/')), [], codes.join(','));
+    const sec = v.context_plan.sections.findIndex((x: { heading: string }) => x.heading === 'Catalog');
+    const i = v.context_plan.sections[sec].warnings.findIndex((w: { code: string }) => w.code === 'markdown_only');
+    assert.ok(i >= 0);
+    const md = explainVerdict(v, ['context_plan', 'sections', sec, 'warnings', i, 'code'])!;
+    assert.match(md, /markdown_only/);
+    assert.match(md, /keep_markdown/);
   });
 });
