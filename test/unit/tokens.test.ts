@@ -237,7 +237,7 @@ describe('the token floor (minTokenSavingsPct)', () => {
           marginal++;
           const w = s.verdict!.warnings.find((x) => x.code === 'token_regression');
           assert.ok(w, at);
-          assert.match(w.message, /under 5% of the section's tokens/, at);
+          assert.match(w.message, /under 5% of its tokens/, at);
           assert.equal(s.verdict!.verdict, 'review', at);
           assert.equal(s.verdict!.safe_to_auto_apply, false, at);
           assert.equal(s.action, 'keep', at);

@@ -25,7 +25,7 @@ export function tokenRegressionWarning(source: number, toon: number, tokenizerNa
   const units = `${n} token${n === 1 ? '' : 's'}`;
   const what = saved < 0 ? `costs ${units}` : saved === 0 ? 'saves no tokens' : `saves only ${units}`;
   // Under the percentage but not under the count: say which bar it missed.
-  const share = saved >= min && saved > 0 ? `, under ${pct}% of the section's tokens` : '';
+  const share = saved >= min && saved > 0 ? `, under ${pct}% of its tokens` : '';
   return {
     code: 'token_regression',
     severity: 'warning',
