@@ -1,12 +1,18 @@
 /**
  * Corpus figures for #13 (shared by bench/tokens.bench.ts): what our plans and the producer's plans save
- * in real tokens on the same documents, and whether every convert's claimed figures equal what it writes.
+ * in real tokens on the same documents, whether every convert's claimed figures equal what it writes, and the
+ * oracle (the best lossless saving per section) beside our converts.
  */
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { decode, encode } from '@toon-format/toon';
 import { convertSectionEdit, planDocument, type PlanResult } from '../server/src/core/markdown/engine';
 import { tokenizer, type TokenizerName } from '../server/src/core/tokens';
+import { analyzeSlice } from '../server/src/core/markdown/analysis';
+import { parseSlice } from '../server/src/core/markdown/blocks';
+import { bodyValue } from '../server/src/core/markdown/model';
+import { blockParser } from '../server/src/core/markdown/parser';
+import { convertedSegment } from '../server/src/core/markdown/plan';
 
 export interface CorpusDoc {
   name: string;
@@ -145,6 +151,120 @@ export function corpusFigures(docs: CorpusDoc[], tok: TokenizerName): CorpusFigu
       const written = doc.text.slice(0, s.range.char_start) + seg + doc.text.slice(s.range.char_end);
       f.producerTokensSaved += docTokens - t.count(written);
     }
+  }
+  return f;
+}
+
+/**
+ * The oracle: per section, the best lossless saving in real tokens any rendering this engine can write reaches,
+ * beside what ToonLens's converts save. Two renderings are tried for every section (whatever its verdict):
+ * - the whole body: the engine's own body model, fenced below the kept heading, with every delimiter;
+ * - per block: each top-level table or list fenced alone as its own TOON (every delimiter), the prose kept as
+ *   markdown, a block fenced only where that lowers the section's count.
+ * A section's oracle is the better of the two (0 when neither saves). Frontmatter never converts.
+ */
+export interface OracleFigures {
+  tokenizer: TokenizerName;
+  sections: number;
+  /** Sections the oracle saves tokens on, and what it saves. */
+  oracleSections: number;
+  oracleTokens: number;
+  /** Of which by fencing blocks alone (the per-block rendering beat the whole body). */
+  oracleByBlock: number;
+  /** The oracle's sections that save at least 5 % of their tokens (what the token floor would accept), and their tokens. */
+  oracleAboveFloor: number;
+  oracleTokensAboveFloor: number;
+  converts: number;
+  tokensSavedByConverts: number;
+  /** Converts saving under 5 % of their section's tokens (with the default floor), and without the floor. */
+  marginalConverts: number;
+  marginalWithoutFloor: number;
+  convertsWithoutFloor: number;
+  tokensWithoutFloor: number;
+}
+
+const DELIMS = [',', '\t', '|'] as const;
+
+/** The section with each top-level table or list fenced alone where that lowers its count; its tokens. */
+function blockOracle(raw: string, headingEnd: number, count: (s: string) => number): number {
+  let best = count(raw);
+  // CR line ends: the per-block rendering is not tried (the line arithmetic below is LF only).
+  if (raw.includes('\r')) return best;
+  const head = raw.slice(0, headingEnd);
+  const lines = raw.slice(headingEnd).split('\n');
+  const tokens = blockParser().parse(lines.join('\n'), {});
+  const blocks = tokens.filter((t) => t.level === 0 && t.map && (t.type === 'table_open' || t.type === 'bullet_list_open' || t.type === 'ordered_list_open'));
+  // Last block first, so the line numbers of the earlier ones stay valid.
+  for (const t of blocks.reverse()) {
+    const [from, to] = t.map!;
+    const parsed = parseSlice(lines.slice(from, to).join('\n'), false);
+    if (parsed.blocks.length !== 1 || parsed.blocks[0]!.kind === 'm') continue;
+    const value = bodyValue(parsed.blocks);
+    const json = JSON.stringify(value);
+    let keep: string[] | null = null;
+    for (const d of DELIMS) {
+      let enc: string;
+      try {
+        enc = encode(value as never, { delimiter: d });
+        if (JSON.stringify(decode(enc, { strict: true })) !== json) continue;
+      } catch {
+        continue;
+      }
+      const fence = backtickFence(enc);
+      const next = [...lines.slice(0, from), `${fence}toon`, ...enc.split('\n'), fence, ...lines.slice(to)];
+      const n = count(head + next.join('\n'));
+      if (n < best) {
+        best = n;
+        keep = next;
+      }
+    }
+    if (keep) lines.splice(0, lines.length, ...keep);
+  }
+  return best;
+}
+
+export function oracleFigures(docs: CorpusDoc[], tok: TokenizerName): OracleFigures {
+  const t = tokenizer(tok);
+  const count = (s: string) => t.count(s);
+  const f: OracleFigures = { tokenizer: tok, sections: 0, oracleSections: 0, oracleTokens: 0, oracleByBlock: 0, oracleAboveFloor: 0, oracleTokensAboveFloor: 0, converts: 0, tokensSavedByConverts: 0, marginalConverts: 0, marginalWithoutFloor: 0, convertsWithoutFloor: 0, tokensWithoutFloor: 0 };
+  const marginal = (s: PlanResult['sections'][number]) => s.tokens!.savings * 100 < 5 * s.tokens!.source;
+  for (const doc of docs) {
+    const plan = planDocument(doc.text, { tokenizer: tok });
+    const noFloor = planDocument(doc.text, { tokenizer: tok, minTokenSavingsPct: 0 });
+    plan.sections.forEach((s, i) => {
+      f.sections++;
+      if (s.action === 'convert') {
+        f.converts++;
+        f.tokensSavedByConverts += s.tokens!.savings;
+        if (marginal(s)) f.marginalConverts++;
+      }
+      const o = noFloor.sections[i]!;
+      if (o.action === 'convert') {
+        f.convertsWithoutFloor++;
+        f.tokensWithoutFloor += o.tokens!.savings;
+        if (marginal(o)) f.marginalWithoutFloor++;
+      }
+      if (s.slice.kind === 'frontmatter') return;
+      const raw = doc.text.slice(s.slice.charStart, s.slice.charEnd);
+      const headingEnd = s.slice.headingEnd - s.slice.charStart;
+      const source = count(raw);
+      const a = analyzeSlice(raw, s.slice.kind, headingEnd);
+      let whole = source;
+      for (const d of DELIMS) {
+        if (!a.bodyCandidates.valid(d)) continue;
+        whole = Math.min(whole, count(convertedSegment(raw, headingEnd, a.bodyCandidates.text(d)!)));
+      }
+      const byBlock = blockOracle(raw, headingEnd, count);
+      const saved = source - Math.min(whole, byBlock);
+      if (saved <= 0) return;
+      f.oracleSections++;
+      f.oracleTokens += saved;
+      if (byBlock < whole) f.oracleByBlock++;
+      if (saved * 100 >= 5 * source) {
+        f.oracleAboveFloor++;
+        f.oracleTokensAboveFloor += saved;
+      }
+    });
   }
   return f;
 }

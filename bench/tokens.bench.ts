@@ -1,7 +1,8 @@
 /**
  * Real tokens (#13): over every markdown file of the corpus inputs, the examples and test/fixtures/markdown,
  * what the converts and the recommended hybrids save in o200k_base and cl100k_base tokens beside the
- * character figures, against the producer's own plans on the same documents; and what counting costs
+ * character figures, against the producer's own plans on the same documents; the oracle (the best lossless
+ * saving per section, whole body or per table/list block) beside ToonLens's converts; and what counting costs
  * (ms per MB) beside markdown-it's parse of the same 1 MB document. Figures only, never assertions.
  *
  *   node --import tsx bench/tokens.bench.ts        (also run by `npm run bench`, group `tokens`)
@@ -9,7 +10,7 @@
 import MarkdownIt from 'markdown-it';
 import { tokenizer } from '../server/src/core/tokens';
 import { REPO_ROOT, markdown1MB, type Input } from './data';
-import { corpusDocs, corpusFigures, type CorpusFigures } from './tokens-corpus';
+import { corpusDocs, corpusFigures, oracleFigures, type CorpusFigures, type OracleFigures } from './tokens-corpus';
 import { row as benchRow, time, type BenchRow } from './stats';
 
 const nf = new Intl.NumberFormat('en-US');
@@ -35,6 +36,25 @@ export function corpusTable(figs: CorpusFigures[]): string {
   return lines.join('\n');
 }
 
+/** The oracle table (markdown): ToonLens's converts beside the best lossless saving per section, per tokenizer. */
+export function oracleTable(figs: OracleFigures[]): string {
+  const row = (label: string, get: (f: OracleFigures) => string) => `| ${label} | ${figs.map(get).join(' | ')} |`;
+  const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '—');
+  return [
+    `| oracle (${figs[0]!.sections} sections) | ${figs.map((f) => `\`${f.tokenizer}\``).join(' | ')} |`,
+    `|---|${figs.map(() => '---:').join('|')}|`,
+    row('sections the best lossless rendering saves tokens on', (f) => nf.format(f.oracleSections)),
+    row('… of which by fencing tables/lists alone (prose kept)', (f) => nf.format(f.oracleByBlock)),
+    row('tokens the best lossless rendering saves', (f) => nf.format(f.oracleTokens)),
+    row('… of which saving ≥ 5 % of their section\'s tokens: sections / tokens', (f) => `${nf.format(f.oracleAboveFloor)} / ${nf.format(f.oracleTokensAboveFloor)}`),
+    row('ToonLens converts', (f) => nf.format(f.converts)),
+    row('tokens saved by ToonLens converts', (f) => nf.format(f.tokensSavedByConverts)),
+    row('ratio to the oracle (all / ≥ 5 % sections)', (f) => `${ratio(f.tokensSavedByConverts, f.oracleTokens)} / ${ratio(f.tokensSavedByConverts, f.oracleTokensAboveFloor)}`),
+    row('converts under 5 % of their section\'s tokens', (f) => nf.format(f.marginalConverts)),
+    row('without the token floor: converts / tokens / under 5 % / ratio', (f) => `${nf.format(f.convertsWithoutFloor)} / ${nf.format(f.tokensWithoutFloor)} / ${nf.format(f.marginalWithoutFloor)} / ${ratio(f.tokensWithoutFloor, f.oracleTokens)}`),
+  ].join('\n');
+}
+
 /** Cost of counting the 1 MB benchmark document, next to markdown-it's parse of it. */
 export async function tokenRows(input: Input, runs: number, log: (s: string) => void): Promise<BenchRow[]> {
   const text = input.text;
@@ -53,6 +73,7 @@ export async function tokenRows(input: Input, runs: number, log: (s: string) => 
   const docs = corpusDocs(REPO_ROOT);
   const figs = (['o200k_base', 'cl100k_base', 'estimate'] as const).map((t) => corpusFigures(docs, t));
   log('\n' + corpusTable(figs) + '\n');
+  log(oracleTable((['o200k_base', 'cl100k_base'] as const).map((t) => oracleFigures(docs, t))) + '\n');
   return rows;
 }
 

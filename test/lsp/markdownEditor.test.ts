@@ -14,7 +14,8 @@ import { findToonFences } from '../../server/src/core/toon/fences';
 
 const AGENTS = readFileSync(join(REPO_ROOT, 'test', 'e2e', 'workspace', 'AGENTS.md'), 'utf8');
 /** A section whose table separator and list spacing a canonical rendering would not keep. */
-const IRREGULAR = '# Ports\n\n| Name | Port |\n|----------|------|\n| api | 8080 |\n| worker | 8081 |\n| search | 8083 |\n| billing | 8084 |\n';
+/** (eight rows: enough for the conversion to clear the 5 % token floor) */
+const IRREGULAR = '# Ports\n\n| Name | Port |\n|----------|------|\n| api | 8080 |\n| worker | 8081 |\n| search | 8083 |\n| billing | 8084 |\n| ledger | 8085 |\n| mailer | 8086 |\n| gateway | 8087 |\n| auth | 8088 |\n';
 const hoverText = (h: Hover | null) => (h ? (h.contents as MarkupContent).value : '');
 const titles = (ls: CodeLens[] | null) => (ls ?? []).map((l) => l.command?.title ?? '');
 

@@ -68,11 +68,13 @@ describe('Convert writes exactly what the lens claims, and saves real tokens', (
         const after = o200k(written);
         assert.ok(after < before, `${label}: o200k ${before} → ${after} must drop`);
         assert.equal(before - after, s.tokens!.savings, `${label}: the claimed token saving is the real one`);
+        assert.ok((before - after) * 100 >= 5 * s.tokens!.source, `${label}: saves ≥ 5 % of the section's ${s.tokens!.source} tokens (the token floor)`);
         converts++;
       }
       h.close(uri);
     }
-    assert.ok(converts >= 5, `converted ${converts} sections`);
+    // (the token floor keeps the corpus's marginal table sections as markdown: four real converts remain)
+    assert.ok(converts >= 4, `converted ${converts} sections`);
   });
 
   test('a CRLF document: Convert writes CRLF fence lines and still changes the length by the claimed savings', async () => {

@@ -570,11 +570,12 @@ function kindSettings(loaded: LoadedConfig): CheckSettings {
   return Object.keys(loaded.config.documentKinds).length === 0 ? {} : { documentKinds: { ...loaded.config.documentKinds } };
 }
 
-/** The engine options a project's config sets (tokenizer, token gate), as the editor's settings carry them. */
+/** The engine options a project's config sets (tokenizer, token gate and floor), as the editor's settings carry them. */
 function planOptions(loaded: LoadedConfig): EngineOptions {
   const opts: EngineOptions = {};
   if (loaded.config.tokenizer !== undefined) opts.tokenizer = loaded.config.tokenizer;
   if (loaded.config.minTokenSavings !== undefined) opts.minTokenSavings = loaded.config.minTokenSavings;
+  if (loaded.config.minTokenSavingsPct !== undefined) opts.minTokenSavingsPct = loaded.config.minTokenSavingsPct;
   return opts;
 }
 

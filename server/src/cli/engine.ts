@@ -31,6 +31,7 @@ const COMMON: OptionDefs = {
   'chars-per-token': { type: 'string' },
   tokenizer: { type: 'string', choices: TOKENIZERS },
   'min-token-savings': { type: 'string' },
+  'min-token-savings-pct': { type: 'string' },
 };
 
 function str(p: ParsedArgs, name: string): string | undefined {
@@ -82,6 +83,12 @@ function engineOptions(p: ParsedArgs, sourceType: EngineOptions['sourceType']): 
   if (minTok !== undefined) {
     if (!/^-?\d+$/.test(minTok)) throw usageError(`--min-token-savings must be an integer, not '${minTok}'`);
     opts.minTokenSavings = clampOrDefault('minTokenSavings', Number(minTok));
+  }
+  const minPct = str(p, 'min-token-savings-pct');
+  if (minPct !== undefined) {
+    const n = /^\d+(?:\.\d+)?$/.test(minPct) ? Number(minPct) : NaN;
+    if (!(n >= 0 && n <= 100)) throw usageError(`--min-token-savings-pct must be a number from 0 to 100, not '${minPct}'`);
+    opts.minTokenSavingsPct = n;
   }
   const cpt = str(p, 'chars-per-token');
   if (cpt !== undefined) {
@@ -181,7 +188,10 @@ error (bad_request, input_not_found, io, internal; under --json as {"error":{"co
 const TOKEN_OPTIONS = `  --tokenizer o200k_base|cl100k_base|estimate
                          how tokens are counted (default o200k_base; estimate = the producer's
                          tokenx estimate, which turns the token gate off)
-  --min-token-savings N  token gate: saving fewer real tokens gives token_regression (default 1)`;
+  --min-token-savings N  token gate: saving fewer real tokens gives token_regression (default 1)
+  --min-token-savings-pct P
+                         token floor: saving under P % of the section's real tokens gives
+                         token_regression too (default 5; 0 turns it off)`;
 
 const HELP: Record<string, string> = {
   profile: `Usage: toonlens profile <file | - | --stdin> [--json] [--fail-on LIST] [--chars-per-token LIST]

@@ -115,7 +115,7 @@ export const CODES = {
   'toon/vague-rule': i('markdown', ['markdown'], "the engine's `vague_rule` warning, where it points"),
   'toon/long-section': w('markdown', ['markdown'], "the engine's `long_section` warning, on the section's heading line"),
   'toon/split-candidate': i('markdown', ['markdown'], "the engine's `split_candidate` warning (it decides `split_first` like `long_section`), on the heading line"),
-  'toon/token-regression': i('markdown', ['markdown'], "the engine's `token_regression` warning (#13): the section's TOON saves characters but fewer real tokens than `toonlens.minTokenSavings`, so the verdict is `review`, not `convert`; the message gives both counts and the tokenizer (`TOON saves characters but costs 1 token in o200k_base (154 → 155).`); on the heading line; none with `toonlens.tokenizer: estimate`"),
+  'toon/token-regression': i('markdown', ['markdown'], "the engine's `token_regression` warning (#13): the section's TOON saves characters but fewer real tokens than `toonlens.minTokenSavings`, or under `toonlens.minTokenSavingsPct` (default 5) % of the section's real tokens, so the verdict is `review`, not `convert`; the message gives both counts and the tokenizer (`TOON saves characters but costs 1 token in o200k_base (154 → 155).`); on the heading line; none with `toonlens.tokenizer: estimate`"),
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -45,6 +45,8 @@ export interface ToonLensConfig {
   documentKinds: Record<string, DocumentKind>;
   tokenizer?: Tokenizer;
   minTokenSavings?: number;
+  /** The token floor in percent of a section's real tokens (0–100). */
+  minTokenSavingsPct?: number;
   /** Globs relative to the config file's folder. */
   ignore: string[];
 }
@@ -135,6 +137,7 @@ export function normalizeConfig(raw: unknown): ToonLensConfig {
     ...(typeof o.tokenizer === 'string' && (TOKENIZERS as readonly string[]).includes(o.tokenizer) ? { tokenizer: o.tokenizer as Tokenizer } : {}),
     // Clamped to the documented range (core/settingRanges.ts), as the editor's setting is.
     ...(typeof o.minTokenSavings === 'number' && Number.isInteger(o.minTokenSavings) && o.minTokenSavings >= 0 ? { minTokenSavings: clampSetting('minTokenSavings', o.minTokenSavings)! } : {}),
+    ...(typeof o.minTokenSavingsPct === 'number' && Number.isFinite(o.minTokenSavingsPct) && o.minTokenSavingsPct >= 0 ? { minTokenSavingsPct: clampSetting('minTokenSavingsPct', o.minTokenSavingsPct)! } : {}),
     ignore: Array.isArray(o.ignore) ? o.ignore.filter((g): g is string => typeof g === 'string' && g !== '') : [],
   };
 }

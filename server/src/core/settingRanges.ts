@@ -4,7 +4,7 @@
  * above the range is taken as its maximum, below it as its minimum, and a value that is not a finite number
  * (or not above an exclusive minimum) as the default. A workspace can never raise a limit past the range.
  */
-import { DEFAULT_MIN_TOKEN_SAVINGS } from './markdown/policy';
+import { DEFAULT_MIN_TOKEN_SAVINGS, DEFAULT_MIN_TOKEN_SAVINGS_PCT } from './markdown/policy';
 
 export interface NumericRange {
   readonly min: number;
@@ -24,6 +24,7 @@ export const SETTING_RANGES = {
   'codeLens.minSavingsPct': { min: 0, max: 100, default: 0, unit: 'percent' },
   // Negative: a conversion may cost up to that many tokens (the CLI's --min-token-savings=-100 is lenient).
   minTokenSavings: { min: -100_000, max: 100_000, default: DEFAULT_MIN_TOKEN_SAVINGS, unit: 'tokens' },
+  minTokenSavingsPct: { min: 0, max: 100, default: DEFAULT_MIN_TOKEN_SAVINGS_PCT, unit: 'percent' },
 } as const satisfies Record<string, NumericRange>;
 
 export type NumericSetting = keyof typeof SETTING_RANGES;

@@ -8,7 +8,7 @@ import type { Connection } from 'vscode-languageserver/node';
 import type { DocumentKind } from '../core/types';
 import { DOCUMENT_KINDS } from '../core/types';
 import { DEFAULT_TOKENIZER, isTokenizerName, type TokenizerName } from '../core/tokens';
-import { DEFAULT_MIN_TOKEN_SAVINGS } from '../core/markdown/policy';
+import { DEFAULT_MIN_TOKEN_SAVINGS, DEFAULT_MIN_TOKEN_SAVINGS_PCT } from '../core/markdown/policy';
 import { normalizeRules, type RuleLevel, type Tokenizer } from '../core/config';
 import { isObject } from '../core/json/value';
 import { SETTING_RANGES, clampSetting } from '../core/settingRanges';
@@ -27,6 +27,8 @@ export interface ToonLensSettings {
   tokenizer: TokenizerName;
   /** The token gate's minimum saving in real tokens. */
   minTokenSavings: number;
+  /** The token floor: the minimum saving as a percentage of the section's real tokens. */
+  minTokenSavingsPct: number;
   /**
    * Diagnostic code → level: the project's `.toonlens.json` rules with the user's `toonlens.rules` over them
    * (the setting is the editor-only choice and wins per code; docs/config.md).
@@ -44,6 +46,7 @@ export interface ProjectSettings {
   ignored: boolean;
   tokenizer?: Tokenizer;
   minTokenSavings?: number;
+  minTokenSavingsPct?: number;
 }
 
 /** The part of a project config the settings take (built by the server from node/config's loader). */
@@ -54,11 +57,12 @@ export interface ProjectConfigForDocument {
   ignored: boolean;
   tokenizer?: Tokenizer;
   minTokenSavings?: number;
+  minTokenSavingsPct?: number;
 }
 
 /**
  * Settings with the project's config merged in: `documentKinds` from the file win per glob over the setting
- * (the project knows its files), `tokenizer` and `minTokenSavings` from the file win (the project's policy),
+ * (the project knows its files), `tokenizer`, `minTokenSavings` and `minTokenSavingsPct` from the file win (the project's policy),
  * `rules` from the setting win per code over the file (the user's editor).
  */
 export function withProjectConfig(settings: ToonLensSettings, project: ProjectConfigForDocument | undefined): ToonLensSettings {
@@ -66,6 +70,7 @@ export function withProjectConfig(settings: ToonLensSettings, project: ProjectCo
   const p: ProjectSettings = { file: project.file, ignored: project.ignored };
   if (project.tokenizer !== undefined) p.tokenizer = project.tokenizer;
   if (project.minTokenSavings !== undefined) p.minTokenSavings = project.minTokenSavings;
+  if (project.minTokenSavingsPct !== undefined) p.minTokenSavingsPct = project.minTokenSavingsPct;
   return {
     ...settings,
     documentKinds: { ...settings.documentKinds, ...project.documentKinds },
@@ -73,6 +78,7 @@ export function withProjectConfig(settings: ToonLensSettings, project: ProjectCo
     // How tokens are counted and the token gate are the project's policy: the file wins, so CI and the editor agree.
     ...(project.tokenizer !== undefined ? { tokenizer: project.tokenizer } : {}),
     ...(project.minTokenSavings !== undefined ? { minTokenSavings: project.minTokenSavings } : {}),
+    ...(project.minTokenSavingsPct !== undefined ? { minTokenSavingsPct: project.minTokenSavingsPct } : {}),
     project: p,
   };
 }
@@ -85,6 +91,7 @@ export const DEFAULT_SETTINGS: Readonly<ToonLensSettings> = Object.freeze<ToonLe
   trace: { server: 'off' },
   tokenizer: DEFAULT_TOKENIZER,
   minTokenSavings: DEFAULT_MIN_TOKEN_SAVINGS,
+  minTokenSavingsPct: DEFAULT_MIN_TOKEN_SAVINGS_PCT,
   rules: {},
 });
 
@@ -125,6 +132,7 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
   const trace = pick('trace.server');
   const tok = pick('tokenizer');
   const minTok = pick('minTokenSavings');
+  const minTokPct = pick('minTokenSavingsPct');
   return {
     documentKinds: kinds,
     // Numbers are clamped to their documented range (core/settingRanges.ts): a workspace cannot raise a limit.
@@ -138,6 +146,7 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
     trace: { server: trace === 'messages' || trace === 'verbose' ? trace : 'off' },
     tokenizer: isTokenizerName(tok) ? tok : DEFAULT_SETTINGS.tokenizer,
     minTokenSavings: clampSetting('minTokenSavings', minTok) ?? DEFAULT_SETTINGS.minTokenSavings,
+    minTokenSavingsPct: clampSetting('minTokenSavingsPct', minTokPct) ?? DEFAULT_SETTINGS.minTokenSavingsPct,
     rules: normalizeRules(pick('rules')),
   };
 }

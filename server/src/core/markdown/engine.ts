@@ -8,7 +8,7 @@
  * so `EngineCache` re-measures only the slices an edit touched.
  */
 import { decode, encode } from '@toon-format/toon';
-import { DEFAULT_MIN_TOKEN_SAVINGS, planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction, type Verdict } from './policy';
+import { DEFAULT_MIN_TOKEN_SAVINGS, DEFAULT_MIN_TOKEN_SAVINGS_PCT, planSafeToAutoApply, recommendHybrid, rawSavingsPct, roundPct, sectionAction, type Verdict } from './policy';
 import { clearTokenMergeCaches, tokenizer, type Tokenizer, type TokenizerName } from '../tokens';
 import { analyzeSliceAt, bodyCandidatesOf, holdsDetail, NO_WARNINGS, relocateAnalysis, releaseDetail, sliceToonFenceDiagnostics, countTokens, derivedModel, sliceSourceTokens, textHash, type SliceAnalysis } from './analysis';
 import { decodesTo, delimitersFor, type CandidateSet, type DelimiterChar } from './candidate';
@@ -53,6 +53,11 @@ export interface EngineOptions {
   tokenizer?: TokenizerName;
   /** The token gate: a candidate saving fewer real tokens than this gets token_regression (default 1). */
   minTokenSavings?: number;
+  /**
+   * The token floor: a candidate saving under this percentage of its section's real tokens gets token_regression
+   * too (default 5; 0 turns it off). Like the gate, only with a real tokenizer.
+   */
+  minTokenSavingsPct?: number;
 }
 
 /** Real token figures of one converted-or-not section, with the tokenizer that counted them. */
@@ -248,6 +253,11 @@ function minTokenSavingsOf(opts: EngineOptions): number {
   return typeof m === 'number' && Number.isFinite(m) ? m : DEFAULT_MIN_TOKEN_SAVINGS;
 }
 
+function minTokenSavingsPctOf(opts: EngineOptions): number {
+  const m = opts.minTokenSavingsPct;
+  return typeof m === 'number' && Number.isFinite(m) && m >= 0 ? m : DEFAULT_MIN_TOKEN_SAVINGS_PCT;
+}
+
 function ratiosOf(opts: EngineOptions): readonly number[] {
   return opts.charsPerToken && opts.charsPerToken.length ? opts.charsPerToken.filter((r) => Number.isFinite(r) && r > 0) : DEFAULT_CHARS_PER_TOKEN;
 }
@@ -275,7 +285,7 @@ function documentVerdict(d: DocAnalysis, opts: EngineOptions, includeCandidate: 
   const tok = tokenizerOf(opts);
   const sourceTokens = () => d.analyses.reduce((n, a) => n + sliceSourceTokens(a, tok), 0);
   const ratios = ratiosOf(opts);
-  const base = { schemaVersion: '1.0' as const, profile, sourceChars, sourceTokens, ratios, includeCandidate, tokenizer: tok, minTokenSavings: minTokenSavingsOf(opts) };
+  const base = { schemaVersion: '1.0' as const, profile, sourceChars, sourceTokens, ratios, includeCandidate, tokenizer: tok, minTokenSavings: minTokenSavingsOf(opts), minTokenSavingsPct: minTokenSavingsPctOf(opts) };
 
   const outcome = documentOutcome(entries, mode, opts, delims, d.text, analysisWarnings, tok);
   return buildVerdict({ ...base, ...candidateFields(outcome.candidate), mode, ...outcome.fields });
@@ -331,7 +341,7 @@ function documentOutcome(
 }
 
 function optionsKey(opts: EngineOptions): string {
-  return JSON.stringify([opts.delimiter ?? 'auto', opts.sourceType ?? 'markdown', ratiosOf(opts), tokenizerOf(opts).name, minTokenSavingsOf(opts)]);
+  return JSON.stringify([opts.delimiter ?? 'auto', opts.sourceType ?? 'markdown', ratiosOf(opts), tokenizerOf(opts).name, minTokenSavingsOf(opts), minTokenSavingsPctOf(opts)]);
 }
 
 /** What every section measured with one set of options shares: the tokenizer, the ratios, the source type. */
@@ -582,6 +592,7 @@ function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = optionsK
     ratios: ratiosOf(opts),
     tokenizer: tok,
     minTokenSavings: minTokenSavingsOf(opts),
+    minTokenSavingsPct: minTokenSavingsPctOf(opts),
     eagerTokens,
   });
   const action = sectionAction(verdict.verdict, verdict.flags.valid, best !== null);

@@ -14,6 +14,22 @@ export const MIN_CONVERT_SAVINGS_PCT = 5;
 /** Default `toonlens.minTokenSavings`: a conversion must save at least this many real tokens, else token_regression. */
 export const DEFAULT_MIN_TOKEN_SAVINGS = 1;
 
+/**
+ * Default `toonlens.minTokenSavingsPct`: with a real tokenizer a conversion must also save at least this percentage
+ * of its section's real tokens, else token_regression (the character policy's 5 %, decided on what a model reads).
+ */
+export const DEFAULT_MIN_TOKEN_SAVINGS_PCT = 5;
+
+/**
+ * The token floor: whether `source → toon` real tokens misses the minimum saving (`minTokens` tokens, or `minPct`
+ * percent of the source's tokens; 0 turns the percentage off). The percentage is compared in integers,
+ * (source − toon) × 100 < pct × source, so no rounding decides.
+ */
+export function underTokenFloor(source: number, toon: number, minTokens: number, minPct: number): boolean {
+  const saved = source - toon;
+  return saved < minTokens || (minPct > 0 && saved * 100 < minPct * source);
+}
+
 export type Verdict = 'convert' | 'keep_markdown' | 'split_first' | 'review' | 'refused';
 export type Mode = 'lossless' | 'record' | 'budget';
 export type { WarningSeverity } from './rules';
@@ -61,7 +77,8 @@ export interface Decision {
 /** The decision policy (docs/engine.md#decision-policy): the first rule that matches wins. */
 export function decide(inputs: DecisionInputs): Decision {
   if (inputs.refused) return { verdict: 'refused', because: 'budget target missed losslessly and lossy output not allowed' };
-  if (inputs.warnings.some((w) => KEEP_CODES.includes(w.code))) return { verdict: 'keep_markdown', because: 'the section says <!-- toonlens: keep -->' };
+  const keep = inputs.warnings.find((w) => KEEP_CODES.includes(w.code));
+  if (keep) return { verdict: 'keep_markdown', because: keep.code === KEEP_MARKER_CODE ? 'the section says <!-- toonlens: keep -->' : `warning \`${keep.code}\`` };
   const split = inputs.warnings.find((w) => SPLIT_CODES.includes(w.code));
   if (split) return { verdict: 'split_first', because: `warning \`${split.code}\`` };
   const savings = inputs.source - inputs.toon;

@@ -2,7 +2,7 @@
  * verdict.v1 objects (the schema, and docs/engine.md#decision-policy): field order matches the producer's
  * wire output exactly; decisions come from policy.ts.
  */
-import { decide, safeToAutoApply, type Verdict } from './policy';
+import { decide, safeToAutoApply, underTokenFloor, type Verdict } from './policy';
 import { measureChars, tokenEstimates, type MeasuredChars, type TokenEstimates } from './measure';
 import type { ProfileName, Stats } from './stats';
 import type { VerdictWarning, WarningRange } from './warnings';
@@ -96,6 +96,8 @@ export interface VerdictInputs {
   tokenizer?: Tokenizer;
   /** The token gate's minimum saving; the gate runs only with a real tokenizer and a positive character saving. */
   minTokenSavings?: number;
+  /** The token gate's minimum saving as a percentage of the section's real tokens (default: none). */
+  minTokenSavingsPct?: number;
   /**
    * Count the tokens now and hold token_estimates as a plain value (the engine cache: its lenses read every
    * section's tokens anyway, and an object with an accessor is a dictionary-mode object many times larger with two
@@ -109,11 +111,12 @@ export function buildVerdict(i: VerdictInputs): VerdictV1 {
   const toon = i.candidateChars;
   const warnings = [...i.warnings];
   if (i.sourceChars - toon < 0) warnings.push(NEGATIVE_SAVINGS);
-  // The token gate: where characters say the candidate saves, real tokens must agree.
+  // The token gate: where characters say the candidate saves, real tokens must agree, by the floor's tokens and percent.
   if (!i.refused && i.tokenizer?.real && i.minTokenSavings !== undefined && i.sourceChars - toon > 0) {
     const st = i.sourceTokens();
     const tt = i.candidateTokens();
-    if (st - tt < i.minTokenSavings) warnings.push(tokenRegressionWarning(st, tt, i.tokenizer.name, i.minTokenSavings));
+    const pct = i.minTokenSavingsPct ?? 0;
+    if (underTokenFloor(st, tt, i.minTokenSavings, pct)) warnings.push(tokenRegressionWarning(st, tt, i.tokenizer.name, i.minTokenSavings, pct));
   }
   if (i.refused) warnings.push(BUDGET_REFUSED);
   else if (i.targetReached === false) warnings.push(TARGET_NOT_REACHED);

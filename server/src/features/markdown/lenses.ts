@@ -23,6 +23,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { sectionMeasurement, type PlanResult, type SectionResult } from '../../core/markdown/engine';
 import type { SliceAnalysis } from '../../core/markdown/analysis';
 import { revertDescription } from '../../core/markdown/revert';
+import { KEEP_CODES } from '../../core/markdown/rules';
 import type { FeatureModule } from '../../lsp/feature';
 import type { TokenizerName } from '../../core/tokens';
 import type { LensSections } from '../../lsp/settings';
@@ -83,7 +84,9 @@ export function sectionLensTooltip(s: SectionResult): string {
     split_first: 'Split first: the section is long or mixes concerns; split it before converting.',
     refused: 'Refused: the requested budget cannot be reached losslessly.',
   };
-  return `${why[v.verdict] ?? v.verdict} Tokens: ${fmtInt(te.source)} → ${fmtInt(te.toon)} (${te.estimator}). Click for the whole verdict.`;
+  // Kept whatever it saves (a keep marker, markdown a fence would not keep as written): the warning says why.
+  const keep = v.verdict === 'keep_markdown' ? v.warnings.find((w) => KEEP_CODES.includes(w.code)) : undefined;
+  return `${keep ? keep.message : (why[v.verdict] ?? v.verdict)} Tokens: ${fmtInt(te.source)} → ${fmtInt(te.toon)} (${te.estimator}). Click for the whole verdict.`;
 }
 
 export { planLensTitle } from './plans';

@@ -33,11 +33,11 @@ const HELD_PER_CHAR = 8;
 export const COMPACT_MIN_CHARS = 256 * 1024;
 
 /** The settings a markdown plan depends on. */
-export type PlanSettings = Pick<ToonLensSettings, 'tokenizer' | 'minTokenSavings'>;
+export type PlanSettings = Pick<ToonLensSettings, 'tokenizer' | 'minTokenSavings' | 'minTokenSavingsPct'>;
 
-/** Engine options from the settings (tokenizer and token gate). */
+/** Engine options from the settings (tokenizer, token gate and floor). */
 export function planOptions(settings: PlanSettings = DEFAULT_SETTINGS): EngineOptions {
-  return { tokenizer: settings.tokenizer, minTokenSavings: settings.minTokenSavings };
+  return { tokenizer: settings.tokenizer, minTokenSavings: settings.minTokenSavings, minTokenSavingsPct: settings.minTokenSavingsPct };
 }
 
 let markdownLanguages = new Set<string>(DEFAULT_MARKDOWN_LANGUAGES);
@@ -69,7 +69,7 @@ export function overSizeLimit(doc: TextDocument, settings: ToonLensSettings): bo
   return doc.getText().length > settings.maxFileSizeMB * 1024 * 1024;
 }
 
-const optionsKeyOf = (opts: EngineOptions): string => `${opts.tokenizer}\0${opts.minTokenSavings}`;
+const optionsKeyOf = (opts: EngineOptions): string => `${opts.tokenizer}\0${opts.minTokenSavings}\0${opts.minTokenSavingsPct}`;
 
 /** After this long, a plan still being computed shows `$/progress` (when the client supports it). */
 export const PROGRESS_AFTER_MS = 1000;

@@ -35,6 +35,7 @@ export const projectConfigFeature: FeatureModule = {
       const out: ProjectConfigForDocument = { file: loaded.file, rules: c.rules, documentKinds: c.documentKinds, ignored: ignoredByConfig(loaded, fsPath) };
       if (c.tokenizer !== undefined) out.tokenizer = c.tokenizer;
       if (c.minTokenSavings !== undefined) out.minTokenSavings = c.minTokenSavings;
+      if (c.minTokenSavingsPct !== undefined) out.minTokenSavingsPct = c.minTokenSavingsPct;
       return out;
     });
     return {

@@ -139,9 +139,20 @@ function explainTokenRegression(w: Record<string, unknown>): string {
   return [
     '**token_regression** — the TOON saves characters but not real tokens',
     '',
-    'ToonLens counts the text Convert would write (kept heading line, fence lines, TOON, closing fence) with a real BPE tokenizer (`toonlens.tokenizer`, default `o200k_base`). When it saves fewer tokens than `toonlens.minTokenSavings` (default 1), this warning is added: it has severity `warning`, so the decision policy decides `review` instead of `convert`, `safe_to_auto_apply` is false and the plan keeps the section as markdown. The policy itself is unchanged; with `--tokenizer estimate` the gate is off. verdict.v1\'s warning code set is open, so consumers tolerate the code.',
+    'ToonLens counts the text Convert would write (kept heading line, fence lines, TOON, closing fence) with a real BPE tokenizer (`toonlens.tokenizer`, default `o200k_base`). When it saves fewer tokens than `toonlens.minTokenSavings` (default 1), or under `toonlens.minTokenSavingsPct` (default 5) percent of the section\'s own tokens, this warning is added: it has severity `warning`, so the decision policy decides `review` instead of `convert`, `safe_to_auto_apply` is false and the plan keeps the section as markdown. The policy itself is unchanged; with `--tokenizer estimate` the gate is off. verdict.v1\'s warning code set is open, so consumers tolerate the code.',
     '',
     table(rows),
+  ].join('\n');
+}
+
+/** markdown_only is ToonLens's own warning code: what keeps the section markdown. */
+function explainMarkdownOnly(w: Record<string, unknown>): string {
+  return [
+    '**markdown_only** — the section holds markdown a TOON fence would not keep as written',
+    '',
+    'An admonition (`!!!`/`???`), a reference-style link or a link reference definition, an HTML block, a footnote, or a code span whose text TOON would have to escape (a quote, a backslash or a line break: TOON escapes them in a quoted string under every delimiter). Moved into a fence, these stop rendering or read differently, so the decision policy decides `keep_markdown` whatever the savings, with every tokenizer. Severity `info`. verdict.v1\'s warning code set is open, so consumers tolerate the code.',
+    '',
+    table([['severity', code(w.severity)], ['message', typeof w.message === 'string' ? w.message : '*none*']]),
   ].join('\n');
 }
 
@@ -149,6 +160,7 @@ function explain(value: unknown, path: JsonPath): string | undefined {
   if (!isObj(value)) return undefined;
   const w = warningAt(value, path);
   if (w && w.code === 'token_regression') return explainTokenRegression(w);
+  if (w && w.code === 'markdown_only') return explainMarkdownOnly(w);
   const d = deriveVerdict(value);
   const key = path.join('.');
   const mc = value.measured_chars;

@@ -10,6 +10,7 @@ import { keepMarker } from './keepMarker';
 import { longSection } from './longSection';
 import { lossyApplied } from './lossyApplied';
 import { lowCoverage } from './lowCoverage';
+import { markdownOnly } from './markdownOnly';
 import { negativeSavings } from './negativeSavings';
 import { splitCandidate } from './splitCandidate';
 import { targetNotReached } from './targetNotReached';
@@ -32,6 +33,7 @@ export const MARKDOWN_RULES: readonly MarkdownRule[] = [
   budgetRefused,
   tokenRegression,
   keepMarker,
+  markdownOnly,
 ];
 
 /** The rules decided from one section's text, in the order their warnings are collected. */

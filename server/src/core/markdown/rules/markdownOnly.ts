@@ -1,0 +1,140 @@
+/**
+ * markdown_only: the section holds markdown a TOON fence would not keep readable as written (an admonition, a
+ * reference-style link or definition, an HTML block, a footnote, or code TOON would have to escape), so it
+ * stays markdown (ToonLens's own code; the registry is open).
+ */
+import type { Block } from '../blocks';
+import type { VerdictWarning } from '../warnings';
+import type { SliceRule, SliceRuleInput } from './types';
+
+/** `!!! note`, `??? tip "Title"`, `???+ warning` (MkDocs / Material admonitions): the marker line of a paragraph. */
+const ADMONITION = /^(?:!!!|\?\?\?\+?)[ \t]*[A-Za-z]/;
+/** A link reference definition's (or a footnote definition's) first line. */
+const DEFINITION = /^ {0,3}\[([^\]\n]+)\]:/;
+/** `[text][label]` and `[text][]` (full and collapsed reference links), outside code spans. */
+const REFERENCE_LINK = /\[[^\]\n]*\]\[[^\]\n]*\]/;
+/** `[^label]` (a footnote reference), outside code spans. */
+const FOOTNOTE = /\[\^[^\]\s]+\]/;
+/** `<!-- toonlens: keep -->` (or `toonlens-keep`) on its own. */
+const KEEP_COMMENT = /^ {0,3}<!--\s*(?:toonlens\s*:\s*keep|toonlens-keep)\s*-->\s*$/i;
+/** What TOON escapes inside a quoted string. */
+const ESCAPED = /["\\\n\r\t]/;
+
+/**
+ * A string's code spans (CommonMark: a run of n backticks up to the next run of exactly n) and the text outside
+ * them. Linear: each backtick run is looked at once as an opener, and an opener without a closer is literal text.
+ */
+export function codeSpans(s: string): { spans: string[]; outside: string } {
+  const runs: { at: number; n: number }[] = [];
+  for (let i = 0; i < s.length; ) {
+    if (s.charCodeAt(i) !== 96) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < s.length && s.charCodeAt(j) === 96) j++;
+    runs.push({ at: i, n: j - i });
+    i = j;
+  }
+  // For each run length, the indexes of the runs of that length, so a closer is found without rescanning.
+  const byLength = new Map<number, number[]>();
+  runs.forEach((r, k) => {
+    const list = byLength.get(r.n);
+    if (list) list.push(k);
+    else byLength.set(r.n, [k]);
+  });
+  const next = new Map<number, number>();
+  const spans: string[] = [];
+  let outside = '';
+  let from = 0;
+  for (let k = 0; k < runs.length; k++) {
+    const r = runs[k]!;
+    if (r.at < from) continue;
+    const list = byLength.get(r.n)!;
+    let p = next.get(r.n) ?? 0;
+    while (p < list.length && list[p]! <= k) p++;
+    next.set(r.n, p);
+    if (p >= list.length) continue;
+    const close = runs[list[p]!]!;
+    outside += s.slice(from, r.at);
+    spans.push(s.slice(r.at + r.n, close.at));
+    from = close.at + close.n;
+    k = list[p]!;
+  }
+  outside += s.slice(from);
+  return { spans, outside };
+}
+
+/** The strings of a block an agent would read in the fence (its cells, items, terms, text). */
+function blockStrings(b: Block): string[] {
+  switch (b.kind) {
+    case 'p':
+      return [b.text];
+    case 'l':
+    case 'o':
+      return b.items;
+    case 't':
+      return [...b.header, ...b.rows.flat()];
+    case 'd':
+      return b.defs.flat();
+    case 'm':
+      return [b.raw];
+    case 'c':
+      return [];
+  }
+}
+
+/** Why a block keeps its section markdown, and the text to point at; null when it converts readably. */
+function markdownOnlyReason(b: Block): { what: string; at: string } | null {
+  if (b.kind === 'm') {
+    // (a keep marker alone says keep_marker already)
+    if (/^ {0,3}</.test(b.raw) && !KEEP_COMMENT.test(b.raw)) return { what: 'an HTML block', at: b.raw };
+    const d = DEFINITION.exec(b.raw);
+    if (d) return { what: d[1]!.startsWith('^') ? 'a footnote definition' : 'a link reference definition', at: b.raw };
+  }
+  if (b.kind === 'p' && ADMONITION.test(b.text)) return { what: 'an admonition', at: b.text };
+  if ((b.kind === 'l' || b.kind === 'o') && b.items.some((x) => ADMONITION.test(x))) return { what: 'an admonition', at: b.items.find((x) => ADMONITION.test(x))! };
+  for (const s of blockStrings(b)) {
+    if (!s.includes('[') && !s.includes('`')) continue;
+    const { spans, outside } = codeSpans(s);
+    if (REFERENCE_LINK.test(outside)) return { what: 'a reference-style link', at: REFERENCE_LINK.exec(outside)![0] };
+    if (FOOTNOTE.test(outside)) return { what: 'a footnote', at: FOOTNOTE.exec(outside)![0] };
+    const escaped = spans.find((x) => ESCAPED.test(x));
+    if (escaped !== undefined) return { what: 'code TOON would have to escape (a quote, a backslash or a line break)', at: escaped };
+  }
+  return null;
+}
+
+/** The `markdown_only` warning of a section, at the first block that keeps it markdown (slice-relative range). */
+export function markdownOnlyWarning({ parsed, raw, headingEnd, section }: SliceRuleInput): VerdictWarning | undefined {
+  for (const b of parsed.blocks) {
+    const why = markdownOnlyReason(b);
+    if (!why) continue;
+    const w: VerdictWarning = {
+      code: 'markdown_only',
+      severity: 'info',
+      message: `Kept as markdown: "${section}" holds ${why.what}, which a TOON fence would not keep as written.`,
+      suggestion: 'Keep this section as markdown (or move that block to a section of its own).',
+    };
+    // Pointed at where the text is (its first line), when it is found verbatim.
+    const needle = (why.at.split('\n').find((l) => l.trim() !== '') ?? '').trim().slice(0, 60);
+    const at = needle === '' ? -1 : raw.indexOf(needle, headingEnd);
+    if (at >= 0) {
+      const start = parsed.lines.positionAt(at);
+      const end = parsed.lines.positionAt(at + needle.length);
+      w.range = { line_start: start.line + 1, line_end: end.line + 1, char_start: at, char_end: at + needle.length };
+    }
+    return w;
+  }
+  return undefined;
+}
+
+export const markdownOnly: SliceRule = {
+  warning: 'markdown_only',
+  scope: 'slice',
+  severity: 'info',
+  decides: 'keep_markdown',
+  description:
+    'the section holds markdown a TOON fence would not keep readable as written: an admonition (`!!!`/`???`), a reference-style link or definition, an HTML block, a footnote, or a code span TOON would have to escape (ToonLens\'s own code; the registry is open)',
+  check: (input) => markdownOnlyWarning(input),
+};

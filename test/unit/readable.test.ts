@@ -1,0 +1,215 @@
+// Readable as written: a convert never puts an escape inside a code span, markdown a fence would not keep
+// (admonitions, reference links and definitions, HTML blocks, footnotes) keeps its section markdown, and every
+// TOON value an agent reads is the markdown's own text for that cell or item, checked on the corpus.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import MarkdownIt from 'markdown-it';
+import { decode } from '@toon-format/toon';
+import { convertSectionEdit, planDocument, type EngineOptions } from '../../server/src/core/markdown/engine';
+import { codeSpans } from '../../server/src/core/markdown/rules/markdownOnly';
+import { sectionLensTitle, sectionLensTooltip } from '../../server/src/features/markdown/lenses';
+import { checkDocument } from '../../server/src/core/agentJson/check';
+import { explainVerdict } from '../../server/src/core/agentJson/rules/verdictExplain';
+import { CORPUS_INPUTS, FIXTURES, REPO_ROOT } from '../paths';
+
+const DIRS = [CORPUS_INPUTS, path.join(REPO_ROOT, 'examples', 'markdown'), path.join(FIXTURES, 'markdown')];
+const DOCS = DIRS.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.md') && f !== 'LICENSE.md').map((f) => ({ name: f, text: readFileSync(path.join(d, f), 'utf8') })));
+
+/** A table that converts on its own (it saves well over 5 % of its tokens), with one cell chosen by the test. */
+function table(cell: string, after = ''): string {
+  const rows = Array.from({ length: 12 }, (_, i) => `| item_${i} | resource | networking | none | 0.${i} |`);
+  rows[3] = `| item_3 | ${cell} | networking | none | 0.3 |`;
+  return `## Catalog\n\n| Entry | Kind | Type | Default | Since |\n| --- | --- | --- | --- | --- |\n${rows.join('\n')}\n${after}`;
+}
+
+function only(text: string, opts: EngineOptions = {}) {
+  const plan = planDocument(text, opts);
+  const s = plan.sections.find((x) => x.slice.kind === 'section')!;
+  return { plan, s };
+}
+
+describe('readable as written: what keeps a section markdown', () => {
+  test('the control: a plain code span in a cell converts', () => {
+    const { s } = only(table('`grep gone`'));
+    assert.equal(s.action, 'convert');
+    assert.match(s.candidate!, /`grep gone`/);
+  });
+
+  const cases: [string, string, RegExp][] = [
+    ['a code span with a quote and a backslash', table('`grep ": gone\\]"`'), /code TOON would have to escape/],
+    ['an admonition', table('resource', '\n!!! note\n    On Windows use the other port.\n'), /an admonition/],
+    ['a collapsible admonition', table('resource', '\n???+ tip "Faster"\n    Cache the ranks.\n'), /an admonition/],
+    ['a collapsed reference link and its definition', table('[22.x][]', '\n[22.x]: https://nodejs.org/\n'), /a reference-style link/],
+    ['a link reference definition alone', table('resource', '\n[docs]: https://example.com/docs\n'), /a link reference definition/],
+    ['an HTML block', table('resource', '\n<details>\n<summary>More</summary>\n\nhidden\n</details>\n'), /an HTML block/],
+    ['a footnote', table('resource[^1]', '\n[^1]: Only on Linux.\n'), /a footnote/],
+  ];
+  for (const [what, text, message] of cases) {
+    test(`${what}: keep_markdown with markdown_only, never in the hybrid, on every tokenizer`, () => {
+      for (const tokenizer of ['o200k_base', 'cl100k_base', 'estimate'] as const) {
+        const { plan, s } = only(text, { tokenizer });
+        const w = s.verdict!.warnings.find((x) => x.code === 'markdown_only');
+        assert.ok(w, `${what} ${tokenizer}: ${s.verdict!.warnings.map((x) => x.code).join(',')}`);
+        assert.match(w.message, message);
+        assert.equal(w.severity, 'info');
+        assert.equal(s.verdict!.verdict, 'keep_markdown');
+        assert.equal(s.verdict!.safe_to_auto_apply, false);
+        assert.equal(s.action, 'keep');
+        assert.equal(plan.hybrid, text);
+        // The range points at the text it names, in document coordinates.
+        if (w.range) assert.ok(text.slice(w.range.char_start, w.range.char_end).trim().length > 0);
+      }
+    });
+  }
+
+  test('an escaped pipe in a cell is the cell text `|` (GFM), written without a backslash', () => {
+    const { s } = only(table('`a \\| b`'));
+    assert.equal(s.action, 'convert');
+    assert.match(s.candidate!, /`a \| b`/);
+    assert.doesNotMatch(s.candidate!, /\\/);
+  });
+
+  test('a reference link or a quote inside a code span is literal text, not a reason', () => {
+    for (const cell of ['`[a][b]`', '`x[^1]`', 'say "hi"']) {
+      const { s } = only(table(cell));
+      assert.ok(!s.verdict!.warnings.some((w) => w.code === 'markdown_only'), cell);
+    }
+  });
+});
+
+describe('code spans', () => {
+  test('CommonMark matching: a run closes at the next run of the same length; an unmatched run is literal', () => {
+    assert.deepEqual(codeSpans('a `b` c'), { spans: ['b'], outside: 'a  c' });
+    assert.deepEqual(codeSpans('``a ` b`` x'), { spans: ['a ` b'], outside: ' x' });
+    assert.deepEqual(codeSpans('`a`` b'), { spans: [], outside: '`a`` b' });
+    assert.deepEqual(codeSpans('``` x ` y `'), { spans: [' y '], outside: '``` x ' });
+    assert.deepEqual(codeSpans('none'), { spans: [], outside: 'none' });
+  });
+
+  test('linear: 200,000 unmatched runs of distinct lengths cost about what 20,000 do', () => {
+    const make = (n: number) => Array.from({ length: n }, (_, i) => '`'.repeat((i % 50) + 1) + 'x').join('');
+    const ops = (n: number) => {
+      const t = make(n);
+      const started = process.cpuUsage();
+      for (let k = 0; k < 3; k++) codeSpans(t);
+      const u = process.cpuUsage(started);
+      return u.user + u.system;
+    };
+    ops(2000);
+    const small = Math.max(ops(20_000), 1000);
+    const large = ops(200_000);
+    assert.ok(large <= small * 10 * 4, `${large} vs ${small} µs`);
+  });
+});
+
+/** Markdown-it's own (independent) cells of every table in a section body, row by row. */
+function tableCells(body: string): string[][] {
+  const md = MarkdownIt('commonmark').enable(['table']);
+  const tokens = md.parse(body, {});
+  const rows: string[][] = [];
+  let row: string[] | null = null;
+  for (const t of tokens) {
+    if (t.type === 'tr_open') row = [];
+    else if (t.type === 'inline' && row) row.push(t.content);
+    else if (t.type === 'tr_close' && row) {
+      rows.push(row);
+      row = null;
+    }
+  }
+  return rows;
+}
+
+/** Every string an agent reads in a decoded TOON value (keys of row objects and term → text maps included). */
+function leaves(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) leaves(x, out);
+  else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      if (!/^[pltocdm][1-9]\d*$/.test(k)) out.push(k);
+      leaves(x, out);
+    }
+  }
+  return out;
+}
+
+/** Soft line breaks (with the indentation around them) read as one space; a table's escaped pipe reads `|`. */
+const visible = (s: string) => s.replace(/[ \t]*\r?\n[ \t]*/g, ' ').replace(/\\\|/g, '|');
+
+describe('readable as written: every convert of the corpus', () => {
+  test('every value is the markdown\'s text for its cell or item; no escape inside a code span; tables cell for cell', () => {
+    let converts = 0;
+    let cells = 0;
+    const seen = new Set<string>();
+    for (const { name, text } of DOCS) {
+      for (const opts of [{}, { tokenizer: 'cl100k_base' }, { tokenizer: 'estimate' }, { minTokenSavingsPct: 0 }] as EngineOptions[]) {
+        for (const s of planDocument(text, opts).sections) {
+          if (s.action !== 'convert' || s.candidate === null) continue;
+          const key = `${name}\0${s.slice.charStart}\0${s.candidate}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          converts++;
+          const at = `${name} “${s.slice.heading}”`;
+          const raw = text.slice(s.slice.charStart, s.slice.charEnd);
+          const body = raw.slice(s.slice.headingEnd - s.slice.charStart);
+          // What Convert writes holds the candidate as is.
+          assert.ok(convertSectionEdit(text, s.slice, s.candidate).newText.includes(s.candidate.split('\n')[0]!), at);
+          for (const line of s.candidate.split('\n')) {
+            for (const span of codeSpans(line).spans) assert.ok(!span.includes('\\'), `${at}: an escape inside the code span \`${span}\``);
+          }
+          const value = decode(s.candidate, { strict: true });
+          const source = visible(body);
+          for (const leaf of leaves(value)) assert.ok(source.includes(visible(leaf)), `${at}: “${leaf}” is not the markdown's text`);
+          // A table body: its rows are markdown-it's cells, header for header and cell for cell.
+          const rows = tableCells(body);
+          if (rows.length > 1 && Array.isArray(value) && value.every((r) => r && typeof r === 'object' && !Array.isArray(r))) {
+            const header = rows[0]!;
+            assert.deepEqual(Object.keys(value[0] as object), header, at);
+            (value as Record<string, unknown>[]).forEach((r, i) => {
+              assert.deepEqual(header.map((h) => String(r[h])), rows[i + 1], `${at}: row ${i + 1}`);
+              cells += header.length;
+            });
+          }
+        }
+      }
+    }
+    assert.ok(converts >= 10, `${converts} converts checked`);
+    assert.ok(cells > 100, `${cells} table cells checked`);
+  });
+});
+
+describe('markdown_only beside the keep marker', () => {
+  test('a section with only `<!-- toonlens: keep -->` says keep_marker, not markdown_only; another comment is an HTML block', () => {
+    const kept = only(table('resource').replace('\n\n|', '\n\n<!-- toonlens: keep -->\n\n|')).s;
+    assert.ok(kept.verdict!.warnings.some((w) => w.code === 'keep_marker'));
+    assert.ok(!kept.verdict!.warnings.some((w) => w.code === 'markdown_only'));
+    const other = only(table('resource').replace('\n\n|', '\n\n<!-- generated: do not edit -->\n\n|')).s;
+    assert.ok(other.verdict!.warnings.some((w) => w.code === 'markdown_only'));
+    assert.equal(other.verdict!.verdict, 'keep_markdown');
+  });
+});
+
+describe('the verdict lens of a markdown_only section', () => {
+  test('its tooltip says why (the warning), not that TOON would not save enough', () => {
+    const { s } = only(table('resource', '\n!!! note\n    On Windows use the other port.\n'));
+    const tip = sectionLensTooltip(s);
+    assert.match(tip, /^Kept as markdown: "Catalog" holds an admonition/);
+    assert.doesNotMatch(tip, /would not save enough/);
+    assert.match(sectionLensTitle(s), /· keep markdown$/);
+  });
+});
+
+describe('markdown_only in verdict JSON', () => {
+  test('the verdict rules accept it (no finding) and the JSON hover explains it', () => {
+    const v = JSON.parse(JSON.stringify(only(table('resource', '\n<div>note</div>\n')).plan.verdict));
+    const codes = checkDocument(JSON.stringify(v, null, 2), { kind: 'verdict' }).diagnostics.map((d) => d.code);
+    assert.deepEqual(codes.filter((c) => c.startsWith('verdict/') || c.startsWith('plan/')), [], codes.join(','));
+    const sec = v.context_plan.sections.findIndex((x: { heading: string }) => x.heading === 'Catalog');
+    const i = v.context_plan.sections[sec].warnings.findIndex((w: { code: string }) => w.code === 'markdown_only');
+    assert.ok(i >= 0);
+    const md = explainVerdict(v, ['context_plan', 'sections', sec, 'warnings', i, 'code'])!;
+    assert.match(md, /markdown_only/);
+    assert.match(md, /keep_markdown/);
+  });
+});
