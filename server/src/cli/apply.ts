@@ -85,9 +85,9 @@ function applyArgs(p: ParsedArgs): ApplyArgs {
   };
 }
 
-type Status = 'applied' | 'would-apply' | 'skipped' | 'refused' | 'failed';
+export type Status = 'applied' | 'would-apply' | 'skipped' | 'refused' | 'failed';
 
-interface EntryResult {
+export interface EntryResult {
   entryIndex: number;
   path: string | null;
   kind: string | null;
@@ -96,19 +96,42 @@ interface EntryResult {
   reason?: string;
 }
 
-export const run = defineCommand({ name: 'apply', options: OPTIONS, help: USAGE, errorExit: 2 }, async (p, io) => {
-  const args = applyArgs(p);
-  const reportPath = nodePath.resolve(io.cwd, args.report);
-  const text = readInputText(args.report, reportPath);
-  const parsed = parseJson(text.replace(/^\uFEFF/, ''));
-  if (!parsed.ok) throw usageError(`${args.report} is not JSON: ${parsed.problem.message}`);
-  const report = parsed.value;
-  const notReport = notAReport(report);
-  if (notReport) throw usageError(`${args.report} is not a docs-hygiene report (${notReport}); nothing applied`);
-  const root = args.root ? nodePath.resolve(io.cwd, args.root) : (findGitToplevel(nodePath.dirname(reportPath)) ?? nodePath.dirname(reportPath));
-  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw usageError(`--root ${root} is not a directory`);
+/** The JSON `apply --format json` prints, shared with the MCP server's apply_report tool. */
+export interface ApplyJson {
+  report: string;
+  root: string;
+  tier: TierAllowed;
+  dryRun: boolean;
+  results: EntryResult[];
+  applied: number;
+  wouldApply: number;
+  skipped: number;
+  refused: number;
+  failed: number;
+}
+
+export interface ApplyRun {
+  /** Absolute path of the report file (its folder + scan.project_root is the project root). */
+  reportPath: string;
+  /** The folder every path must stay inside. */
+  root: string;
+  /** The tier recorded in the output. */
+  tier: TierAllowed;
+  /** The tier an entry may be applied at (the CLI: `tier` for every entry; MCP: confirm tier only for named entries). */
+  tierFor?: (entryIndex: number) => TierAllowed;
+  dryRun: boolean;
+}
+
+/**
+ * Plans every exact_edit of a parsed report (the editor's planner: containment, sha256 guard, live git checks) and,
+ * unless a dry run, writes the planned ones through the one verified writer. `refused` says a safety refusal
+ * happened, `ioFailed` that a write failed.
+ */
+export function applyReport(report: unknown, run: ApplyRun): { json: ApplyJson; refused: boolean; ioFailed: boolean } {
+  const { reportPath, root, dryRun } = run;
+  const tierFor = run.tierFor ?? (() => run.tier);
   const workspace = createNodeWorkspace(root);
-  const batch = planBatch(report, (i) => planExactEdit(report, i, workspace, { tierAllowed: args.tier, trusted: true, reportFsPath: reportPath }));
+  const batch = planBatch(report, (i) => planExactEdit(report, i, workspace, { tierAllowed: tierFor(i), trusted: true, reportFsPath: reportPath }));
 
   const results: EntryResult[] = [];
   const entries = entriesOf(report);
@@ -123,7 +146,7 @@ export const run = defineCommand({ name: 'apply', options: OPTIONS, help: USAGE,
     results.push({ entryIndex: s.entryIndex, ...describe(s.entryIndex), status: s.refusedForSafety ? 'refused' : 'skipped', reason: s.reason });
   }
   for (const a of batch.applied) {
-    if (args.dryRun) {
+    if (dryRun) {
       results.push({ entryIndex: a.entryIndex, ...describe(a.entryIndex), status: 'would-apply', summary: a.summary });
       continue;
     }
@@ -135,16 +158,31 @@ export const run = defineCommand({ name: 'apply', options: OPTIONS, help: USAGE,
     }
   }
   results.sort((x, y) => x.entryIndex - y.entryIndex);
+  const count = (s: Status) => results.filter((r) => r.status === s).length;
+  const json: ApplyJson = { report: reportPath, root, tier: run.tier, dryRun, results, applied: count('applied'), wouldApply: count('would-apply'), skipped: count('skipped'), refused: count('refused'), failed: count('failed') };
+  return { json, refused, ioFailed };
+}
+
+/** A report file's text parsed and checked to be a docs-hygiene report, else a bad_request error. */
+export function parseReport(shown: string, text: string): unknown {
+  const parsed = parseJson(text.replace(/^\uFEFF/, ''));
+  if (!parsed.ok) throw usageError(`${shown} is not JSON: ${parsed.problem.message}`);
+  const notReport = notAReport(parsed.value);
+  if (notReport) throw usageError(`${shown} is not a docs-hygiene report (${notReport}); nothing applied`);
+  return parsed.value;
+}
+
+export const run = defineCommand({ name: 'apply', options: OPTIONS, help: USAGE, errorExit: 2 }, async (p, io) => {
+  const args = applyArgs(p);
+  const reportPath = nodePath.resolve(io.cwd, args.report);
+  const report = parseReport(args.report, readInputText(args.report, reportPath));
+  const root = args.root ? nodePath.resolve(io.cwd, args.root) : (findGitToplevel(nodePath.dirname(reportPath)) ?? nodePath.dirname(reportPath));
+  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw usageError(`--root ${root} is not a directory`);
+  const { json, refused, ioFailed } = applyReport(report, { reportPath, root, tier: args.tier, dryRun: args.dryRun });
+  const results = json.results;
 
   if (args.format === 'json') {
-    const count = (s: Status) => results.filter((r) => r.status === s).length;
-    io.stdout(
-      JSON.stringify(
-        { report: reportPath, root, tier: args.tier, dryRun: args.dryRun, results, applied: count('applied'), wouldApply: count('would-apply'), skipped: count('skipped'), refused: count('refused'), failed: count('failed') },
-        null,
-        2,
-      ) + '\n',
-    );
+    io.stdout(JSON.stringify(json, null, 2) + '\n');
   } else {
     if (results.length === 0) io.stdout('no entries\n');
     for (const r of results) {
