@@ -22,7 +22,7 @@ Options:
   -h, --help       show this help
 
 Examples:
-  toonlens mcp
+  toonlens mcp --root ~/project
   toonlens mcp --root ~/project --allow-writes
   toonlens mcp --http 3939
 
@@ -55,13 +55,13 @@ export const run = defineCommand({ name: 'mcp', options: OPTIONS, help: MCP_HELP
     });
     return 0;
   }
-  const { createMcpServer } = await import('../mcp/server');
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const { createMcpServer, MAX_TEXT_BYTES } = await import('../mcp/server');
+  const { LineTransport } = await import('../mcp/stdio');
   const server = createMcpServer(options);
-  const transport = new StdioServerTransport();
+  // A message may carry one text at the limit, JSON-escaped, and its envelope.
+  const transport = new LineTransport(process.stdin, process.stdout, 2 * MAX_TEXT_BYTES + 64 * 1024);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
   });
   await server.connect(transport);
   io.stderr(`toonlens mcp: serving on stdio (root ${root}${options.allowWrites ? '; writes allowed with confirm' : ''})\n`);

@@ -33,6 +33,7 @@ function input(properties: Record<string, JsonSchema>, extra: JsonSchema = {}): 
 const VERDICT_OUT: JsonSchema = {
   type: 'object',
   required: ['schema_version', 'verdict', 'safe_to_auto_apply', 'measured_chars'],
+  properties: { schema_version: { type: 'string' }, verdict: { type: 'string' }, safe_to_auto_apply: { type: 'boolean' }, measured_chars: { type: 'object' } },
   additionalProperties: true,
   description: 'A verdict.v1 object exactly as `toonlens … --json` prints it (full schema: resource toonlens://schemas/verdict.v1).',
 };

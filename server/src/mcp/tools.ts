@@ -59,6 +59,12 @@ async function source(args: Args, ctx: ToolContext): Promise<Source> {
   return { abs, root, shown: args.path as string };
 }
 
+/** How a CLI command run in `root` is given a file: relative to the root (its messages then name it so). */
+function cliPath(abs: string, root: string): string {
+  const rel = nodePath.relative(root, abs);
+  return rel === '' ? '.' : rel;
+}
+
 /** The engine flags of profile / convert / plan from the arguments (the CLI checks what the schema cannot). */
 function engineFlags(args: Args): string[] {
   const out: string[] = [];
@@ -79,7 +85,7 @@ function engineFlags(args: Args): string[] {
 /** A verdict command (`profile`, `convert`, `plan`) on the text (as `--stdin`) or the file. */
 async function verdictCommand(command: CliCommand, args: Args, ctx: ToolContext): Promise<Record<string, unknown>> {
   const src = await source(args, ctx);
-  const argv = ['--json', ...engineFlags(args), ...(src.text !== undefined ? ['--stdin'] : ['--', src.abs])];
+  const argv = ['--json', ...engineFlags(args), ...(src.text !== undefined ? ['--stdin'] : ['--', cliPath(src.abs, src.root)])];
   return cliJson(await runCli(command, argv, src.root, src.text)) as Record<string, unknown>;
 }
 
@@ -115,7 +121,7 @@ const tools: Tool[] = [
       const doc = await checkOrFix(args, ctx);
       if (doc.text !== undefined) return { files: [checkText(doc.text, { abs: doc.abs, shown: doc.shown, root: doc.root, kind: textKind(args) })] };
       const kind = textKind(args);
-      const argv = ['--format', 'json', ...(kind && (DOCUMENT_KINDS as readonly string[]).includes(kind) ? ['--kind', kind] : []), '--', doc.abs];
+      const argv = ['--format', 'json', ...(kind && (DOCUMENT_KINDS as readonly string[]).includes(kind) ? ['--kind', kind] : []), '--', cliPath(doc.abs, doc.root)];
       const run = await runCli(runCheck, argv, doc.root);
       const failures = readFailures(run);
       if (failures.length) throw new CliError('io', failures[0]!);
@@ -213,7 +219,7 @@ const tools: Tool[] = [
     annotations: READ_ONLY,
     async run(args, ctx) {
       const src = await source(args, ctx);
-      if (src.text === undefined) return cliJson(await runCli(runValidate, ['--json', '--', src.abs], src.root)) as Record<string, unknown>;
+      if (src.text === undefined) return cliJson(await runCli(runValidate, ['--json', '--', cliPath(src.abs, src.root)], src.root)) as Record<string, unknown>;
       strictDecode(src.text.replace(/\r?\n$/, ''), '<text>');
       return { valid: true, file: null };
     },
@@ -227,7 +233,7 @@ const tools: Tool[] = [
     annotations: READ_ONLY,
     async run(args, ctx) {
       const src = await source(args, ctx);
-      if (src.text === undefined) return { value: cliJson(await runCli(runDecode, ['--', src.abs], src.root)) };
+      if (src.text === undefined) return { value: cliJson(await runCli(runDecode, ['--', cliPath(src.abs, src.root)], src.root)) };
       return { value: strictDecode(src.text.replace(/\r?\n$/, ''), '<text>') };
     },
   },
@@ -246,7 +252,7 @@ const tools: Tool[] = [
       if (oldBy === 'old_path' && newBy === 'new_path') {
         const o = await ctx.roots.resolve(args.old_path as string, 'old_path');
         const n = await ctx.roots.resolve(args.new_path as string, 'new_path');
-        const argv = ['--format', 'json', ...(role === 'both' ? [] : ['--role', role]), '--', o.abs, n.abs];
+        const argv = ['--format', 'json', ...(role === 'both' ? [] : ['--role', role]), '--', cliPath(o.abs, n.root), cliPath(n.abs, n.root)];
         const changes = cliJson(await runCli(runSchemaDiff, argv, n.root)) as { classification: string }[];
         return { role, breaking: changes.some((c) => c.classification === 'breaking'), changes };
       }
