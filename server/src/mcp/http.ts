@@ -13,6 +13,9 @@ export const MCP_PATH = '/mcp';
 /** JSON-escaped text can be larger than the text; a body may carry one text at the limit and its envelope. */
 const MAX_BODY_BYTES = 2 * MAX_TEXT_BYTES + 64 * 1024;
 
+/** How long an idle client connection stays open. */
+const KEEP_ALIVE_MS = 10 * 60 * 1000;
+
 function reject(res: http.ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
@@ -63,6 +66,9 @@ export async function serveHttp(port: number, options: McpServerOptions): Promis
     if (!transport.sessionId) await server.close();
   }
 
+  // Clients keep their connection between calls, and may send on it just as the server drops an idle one (the
+  // request then fails as "fetch failed"): idle connections are kept far longer than any pause between calls.
+  httpServer.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, rejectListen) => {
     httpServer.once('error', rejectListen);
     httpServer.listen(port, '127.0.0.1', () => resolve());

@@ -15,7 +15,6 @@ import {
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
   type CallToolResult,
@@ -53,6 +52,19 @@ function argumentProblem(v: ValidateFunction): string {
   return `${at} ${e.message ?? 'is invalid'}`;
 }
 
+/**
+ * A JSON-RPC error for the SDK to send: an Error with a `code` (the SDK's McpError would put "MCP error <code>:" in
+ * the message, which the client's McpError then prefixes a second time).
+ */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 function errorResult(err: CliError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code: err.code, message: err.message } }) }] };
 }
@@ -76,13 +88,13 @@ export async function callTool(name: string, rawArgs: unknown, ctx: { roots: Roo
     if (tooBig) throw new CliError('bad_request', tooBig);
     const { name: toolName, args } = resolveAliases(name, (rawArgs ?? {}) as Args);
     const tool = TOOLS.get(toolName);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name} (tools: ${[...TOOLS.keys()].join(', ')})`);
+    if (!tool) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name} (tools: ${[...TOOLS.keys()].join(', ')})`);
     const validate = validators.get(tool.name)!;
     if (!validate(args)) throw new CliError('bad_request', `${tool.name}: ${argumentProblem(validate)}`);
     const structured = await tool.run(args, ctx);
     return { content: [{ type: 'text', text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
   } catch (e) {
-    if (e instanceof McpError) throw e;
+    if (e instanceof RpcError) throw e;
     return errorResult(asCliError(e));
   }
 }
@@ -92,7 +104,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: 'toonlens', title: 'ToonLens', version: VERSION },
     {
-      capabilities: { tools: {}, resources: {}, prompts: {} },
+      capabilities: { tools: {}, resources: {}, prompts: {}, logging: {} },
       instructions:
         'ToonLens checks agent JSON (verdicts, docs-hygiene reports, critique reports, recipe-build payloads) and measures what markdown agent files would save as TOON. Call `check` on JSON before emitting it; `plan` or `profile` before loading a large markdown file. Nothing is written unless apply_report is called with confirm: true on a server started with --allow-writes.',
     },
@@ -112,14 +124,14 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     const r = readResource(req.params.uri);
     // -32002: the spec's "resource not found".
-    if (!r) throw new McpError(-32002, `Resource not found: ${req.params.uri}`);
+    if (!r) throw new RpcError(-32002, `Resource not found: ${req.params.uri}`);
     return { contents: [r] };
   });
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [REVIEW_PROMPT] }));
   server.setRequestHandler(GetPromptRequestSchema, async (req) => {
-    if (req.params.name !== REVIEW_PROMPT.name) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${req.params.name} (prompts: ${REVIEW_PROMPT.name})`);
+    if (req.params.name !== REVIEW_PROMPT.name) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${req.params.name} (prompts: ${REVIEW_PROMPT.name})`);
     const path = req.params.arguments?.path;
-    if (typeof path !== 'string' || path === '') throw new McpError(ErrorCode.InvalidParams, `${REVIEW_PROMPT.name} needs the argument path`);
+    if (typeof path !== 'string' || path === '') throw new RpcError(ErrorCode.InvalidParams, `${REVIEW_PROMPT.name} needs the argument path`);
     return { description: REVIEW_PROMPT.description, messages: reviewPromptMessages(path) };
   });
   return server;
