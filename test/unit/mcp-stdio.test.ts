@@ -299,6 +299,11 @@ describe('apply_report', () => {
       const dry = await server.ok('apply_report', { path: 'hygiene.report.json' });
       assert.deepEqual(dry, cli(['apply', 'hygiene.report.json', '--dry-run', '--format', 'json'], s.root).json);
       assert.equal(dry.wouldApply, 1);
+      const planned = (dry.results as { entryIndex: number; status: string; tier?: string; changes?: { file: string; lines: string; action: string; preview: string }[] }[])[0]!;
+      assert.equal(planned.status, 'would-apply');
+      assert.equal(planned.tier, 'auto');
+      assert.deepEqual(planned.changes!.map((c) => [c.file, c.lines, c.action]), [['archive/doc.md', 'new file', 'create'], ['doc.md', 'line 2', 'remove']]);
+      assert.equal(planned.changes![1]!.preview, '- old');
       const refused = await server.fails('apply_report', { path: 'hygiene.report.json', confirm: true });
       assert.equal(refused.code, 'bad_request');
       assert.match(refused.message, /without --allow-writes/);

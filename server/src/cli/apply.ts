@@ -18,7 +18,11 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { parseJson } from '../core/json/parse';
-import { planExactEdit, type TierAllowed } from '../core/agentJson/report/exactEdit';
+import { planExactEdit, type PlanResult, type TierAllowed } from '../core/agentJson/report/exactEdit';
+import type { FileChange } from '../core/agentJson/report/changes';
+import { previewChanges, type ChangePreview } from '../core/agentJson/report/preview';
+import type { SafetyTier } from '../core/agentJson/report/safetyTier';
+import { readRegularText } from '../node/files';
 import { planBatch } from '../core/agentJson/report/lenses';
 import { entriesOf, get, str } from '../core/agentJson/report/shape';
 import { applyChangesNode, createNodeWorkspace, findGitToplevel } from '../node/workspace';
@@ -92,6 +96,10 @@ export interface EntryResult {
   path: string | null;
   kind: string | null;
   status: Status;
+  /** The entry's effective safety tier, when the planner got as far as deriving it. */
+  tier?: SafetyTier;
+  /** What a planned entry does, per file (path, lines, action, a short preview), read before anything is written. */
+  changes?: Omit<ChangePreview, 'revealLine'>[];
   summary?: string;
   reason?: string;
 }
@@ -131,7 +139,21 @@ export function applyReport(report: unknown, run: ApplyRun): { json: ApplyJson; 
   const { reportPath, root, dryRun } = run;
   const tierFor = run.tierFor ?? (() => run.tier);
   const workspace = createNodeWorkspace(root);
-  const batch = planBatch(report, (i) => planExactEdit(report, i, workspace, { tierAllowed: tierFor(i), trusted: true, reportFsPath: reportPath }));
+  const plans = new Map<number, PlanResult>();
+  const batch = planBatch(report, (i) => {
+    const plan = planExactEdit(report, i, workspace, { tierAllowed: tierFor(i), trusted: true, reportFsPath: reportPath });
+    plans.set(i, plan);
+    return plan;
+  });
+  const tierOf = (i: number) => {
+    const t = plans.get(i)?.tier;
+    return t === undefined ? {} : { tier: t };
+  };
+  const textOf = (abs: string) => {
+    const r = readRegularText(abs);
+    return r.ok ? r.text : undefined;
+  };
+  const previewOf = (changes: FileChange[]) => previewChanges(changes, root, textOf).map(({ revealLine: _, ...p }) => p);
 
   const results: EntryResult[] = [];
   const entries = entriesOf(report);
@@ -143,15 +165,16 @@ export function applyReport(report: unknown, run: ApplyRun): { json: ApplyJson; 
   let ioFailed = false;
   for (const s of batch.skipped) {
     refused ||= s.refusedForSafety;
-    results.push({ entryIndex: s.entryIndex, ...describe(s.entryIndex), status: s.refusedForSafety ? 'refused' : 'skipped', reason: s.reason });
+    results.push({ entryIndex: s.entryIndex, ...describe(s.entryIndex), status: s.refusedForSafety ? 'refused' : 'skipped', ...tierOf(s.entryIndex), reason: s.reason });
   }
   for (const a of batch.applied) {
+    const planned = { ...tierOf(a.entryIndex), changes: previewOf(a.changes) };
     if (dryRun) {
-      results.push({ entryIndex: a.entryIndex, ...describe(a.entryIndex), status: 'would-apply', summary: a.summary });
+      results.push({ entryIndex: a.entryIndex, ...describe(a.entryIndex), status: 'would-apply', ...planned, summary: a.summary });
       continue;
     }
     const written = applyChangesNode(a.changes, root);
-    if (written.ok) results.push({ entryIndex: a.entryIndex, ...describe(a.entryIndex), status: 'applied', summary: a.summary });
+    if (written.ok) results.push({ entryIndex: a.entryIndex, ...describe(a.entryIndex), status: 'applied', ...planned, summary: a.summary });
     else {
       ioFailed = true;
       results.push({ entryIndex: a.entryIndex, ...describe(a.entryIndex), status: 'failed', reason: `nothing written: ${written.reason}` });

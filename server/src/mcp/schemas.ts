@@ -181,7 +181,20 @@ export const SCHEMAS = {
           items: {
             type: 'object',
             required: ['entryIndex', 'path', 'kind', 'status'],
-            properties: { entryIndex: { type: 'integer' }, path: { type: ['string', 'null'] }, kind: { type: ['string', 'null'] }, status: { type: 'string', enum: ['applied', 'would-apply', 'skipped', 'refused', 'failed'] }, summary: { type: 'string' }, reason: { type: 'string' } },
+            properties: {
+              entryIndex: { type: 'integer' },
+              path: { type: ['string', 'null'] },
+              kind: { type: ['string', 'null'] },
+              status: { type: 'string', enum: ['applied', 'would-apply', 'skipped', 'refused', 'failed'] },
+              tier: { type: 'string', enum: ['auto', 'confirm'], description: 'The effective safety tier.' },
+              changes: {
+                type: 'array',
+                description: 'Per file: what the entry does, read before anything is written (the sha256 guard passed for a planned entry).',
+                items: { type: 'object', required: ['file', 'lines', 'action', 'preview'], properties: { file: { type: 'string' }, lines: { type: 'string' }, action: { type: 'string' }, preview: { type: 'string', description: '"- " removed lines, "+ " added lines' } } },
+              },
+              summary: { type: 'string' },
+              reason: { type: 'string' },
+            },
           },
         },
         applied: { type: 'integer' },
