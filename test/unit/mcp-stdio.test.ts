@@ -66,6 +66,17 @@ describe('toonlens mcp over stdio', () => {
     }
     const kinded = cli(['check', '--format', 'json', '--kind', 'verdict', 'examples/agent-json/settings-table.verdict.json'], ws.root).json;
     assert.deepEqual((await mcp.ok('check', { path: 'examples/agent-json/settings-table.verdict.json', kind: 'verdict' })).files, kinded);
+    // details: the CLI's report plus 1-based locations and the fixes on offer.
+    const fixable = 'examples/agent-json/unsafe-auto-apply.verdict.json';
+    const plain = cli(['check', '--format', 'json', fixable], ws.root).json as { diagnostics: Record<string, unknown>[] }[];
+    for (const args of [{ path: fixable, details: true }, { text: read(fixable), file_name: fixable, details: true }]) {
+      const detailed = (await mcp.ok('check', args)).files as { diagnostics: { range: { start: { line: number; character: number } }; location: { line: number; column: number }; fixes: { title: string; unattended: boolean }[] }[] }[];
+      assert.deepEqual(detailed.map((f) => ({ ...f, diagnostics: f.diagnostics.map(({ location: _l, fixes: _f, ...d }) => d) })), plain);
+      const d = detailed[0]!.diagnostics.find((x) => x.fixes.length > 0)!;
+      assert.ok(d, 'a diagnostic with a fix');
+      assert.deepEqual([d.location.line, d.location.column], [d.range.start.line + 1, d.range.start.character + 1]);
+      assert.ok(d.fixes.some((f) => f.unattended && f.title.length > 0));
+    }
     const text = (await mcp.ok('check', { text: '{"schema_version": "1.0"}', kind: 'verdict' })).files as { file: string; diagnostics: { code: string }[] }[];
     assert.equal(text[0]!.file, '<text>');
     assert.ok(text[0]!.diagnostics.some((d) => d.code === 'schema'));

@@ -16,6 +16,12 @@ import { planOptions, positionMapper, workspaceSettings, type FileReport } from 
 
 export type TextKind = DocumentKind | 'markdown' | 'toon';
 
+/** What `details` adds to each diagnostic: 1-based positions as editors show them, and the fixes it offers. */
+export interface DiagnosticDetails {
+  location: { line: number; column: number; end_line: number; end_column: number };
+  fixes: { title: string; unattended: boolean }[];
+}
+
 export interface TextCheck {
   /** The absolute path the text stands for (its name decides markdown / .toon / JSON, its folder the config). */
   abs: string;
@@ -24,11 +30,26 @@ export interface TextCheck {
   /** The MCP root the path lies in: report rules read the files it names there. */
   root: string;
   kind?: TextKind;
+  /** Add {@link DiagnosticDetails} to each diagnostic (the rest stays exactly the CLI's report). */
+  details?: boolean;
 }
 
-function report(shown: string, kind: FileReport['kind'], text: string | undefined, diagnostics: CoreDiagnostic[], hints?: Parameters<typeof positionMapper>[1]): FileReport {
+function report(details: boolean, shown: string, kind: FileReport['kind'], text: string | undefined, diagnostics: CoreDiagnostic[], hints?: Parameters<typeof positionMapper>[1]): FileReport {
   const at = positionMapper(text, hints);
-  return { file: shown, kind, diagnostics: diagnostics.map((d) => ({ code: d.code, severity: d.severity, message: d.message, range: { start: at(d.range.start), end: at(d.range.end) } })) };
+  return {
+    file: shown,
+    kind,
+    diagnostics: diagnostics.map((d) => {
+      const range = { start: at(d.range.start), end: at(d.range.end) };
+      const base = { code: d.code, severity: d.severity, message: d.message, range };
+      if (!details) return base;
+      const extra: DiagnosticDetails = {
+        location: { line: range.start.line + 1, column: range.start.character + 1, end_line: range.end.line + 1, end_column: range.end.character + 1 },
+        fixes: (d.fixes ?? []).map((f) => ({ title: f.title, unattended: f.fixAll })),
+      };
+      return { ...base, ...extra };
+    }),
+  };
 }
 
 function settingsFor(root: string, documentKinds: Record<string, DocumentKind>): CheckSettings {
@@ -46,11 +67,11 @@ function checkTextWithFixes(text: string, opts: TextCheck): { report: FileReport
   const rules = loaded.config.rules;
   const kind = opts.kind ?? (isMarkdownPath(opts.abs) ? 'markdown' : isToonPath(opts.abs) ? 'toon' : undefined);
   if (kind === undefined && basename(opts.abs) === CONFIG_FILE_NAME) {
-    return { report: report(opts.shown, 'config', text, applyRuleLevels(configDiagnostics(text), rules)), fixes: [] };
+    return { report: report(opts.details === true, opts.shown, 'config', text, applyRuleLevels(configDiagnostics(text), rules)), fixes: [] };
   }
   if (kind === 'markdown' || kind === 'toon') {
     const diagnostics = kind === 'markdown' ? markdownDiagnostics(text, new EngineCache().plan(text, planOptions(loaded))) : toonFileDiagnostics(text);
-    return { report: report(opts.shown, kind, text, applyRuleLevels(diagnostics, rules)), fixes: [] };
+    return { report: report(opts.details === true, opts.shown, kind, text, applyRuleLevels(diagnostics, rules)), fixes: [] };
   }
   const result = checkBytes(new TextEncoder().encode(text), {
     fsPath: opts.abs,
@@ -61,7 +82,7 @@ function checkTextWithFixes(text: string, opts: TextCheck): { report: FileReport
   if (!result.kind) return { report: { file: opts.shown, kind: null, diagnostics: [] }, fixes: [] };
   const fixes = result.diagnostics.flatMap((d) => d.fixes ?? []).filter((f) => f.fixAll);
   return {
-    report: report(opts.shown, result.kind, result.text, applyRuleLevels(result.diagnostics, rules), result.lineHints ?? { offsets: [], lines: [], lineStarts: [] }),
+    report: report(opts.details === true, opts.shown, result.kind, result.text, applyRuleLevels(result.diagnostics, rules), result.lineHints ?? { offsets: [], lines: [], lineStarts: [] }),
     fixes,
     jsonText: result.text,
   };

@@ -55,6 +55,8 @@ const FILE_REPORT: JsonSchema = {
           severity: { type: 'string', enum: ['error', 'warning', 'info', 'hint'] },
           message: { type: 'string' },
           range: { type: 'object', required: ['start', 'end'], properties: { start: POSITION, end: POSITION }, description: '0-based line and UTF-16 character, as LSP' },
+          location: { type: 'object', description: 'With details: 1-based line and column of the start and end', properties: { line: { type: 'integer' }, column: { type: 'integer' }, end_line: { type: 'integer' }, end_column: { type: 'integer' } } },
+          fixes: { type: 'array', description: 'With details: the fixes the diagnostic offers; unattended ones are what `fix` applies', items: { type: 'object', required: ['title', 'unattended'], properties: { title: { type: 'string' }, unattended: { type: 'boolean' } } } },
         },
       },
     },
@@ -65,7 +67,7 @@ const KIND: JsonSchema = { type: 'string', enum: [...DOCUMENT_KINDS, 'markdown',
 
 export const SCHEMAS = {
   check: {
-    input: input({ text: TEXT, path: PATH, file_name: FILE_NAME, kind: KIND }),
+    input: input({ text: TEXT, path: PATH, file_name: FILE_NAME, kind: KIND, details: { type: 'boolean', description: 'Also give each diagnostic its 1-based location and the fixes it offers (a single file only).' } }),
     output: { type: 'object', required: ['files'], properties: { files: { type: 'array', items: FILE_REPORT, description: 'Exactly what `toonlens check --format json` prints.' } } },
   },
   fix: {

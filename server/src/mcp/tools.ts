@@ -113,13 +113,19 @@ const tools: Tool[] = [
     name: 'check',
     title: 'Check agent JSON, markdown or TOON',
     description:
-      'The editor\'s diagnostics for one document: a verdict, docs-hygiene report, critique report or recipe-build payload (JSON), a markdown agent file, or a .toon file, given as text or as a path under the server\'s roots. Returns exactly what `toonlens check --format json` prints: codes, severities, messages and 0-based ranges. Call it on JSON you are about to emit.',
+      'The editor\'s diagnostics for one document: a verdict, docs-hygiene report, critique report or recipe-build payload (JSON), a markdown agent file, or a .toon file, given as text or as a path under the server\'s roots. Returns exactly what `toonlens check --format json` prints: codes, severities, messages and 0-based ranges; with details: true also 1-based locations and the fixes each diagnostic offers (apply them with `fix`). Call it on JSON you are about to emit.',
     inputSchema: SCHEMAS.check.input,
     outputSchema: SCHEMAS.check.output,
     annotations: READ_ONLY,
     async run(args, ctx) {
       const doc = await checkOrFix(args, ctx);
-      if (doc.text !== undefined) return { files: [checkText(doc.text, { abs: doc.abs, shown: doc.shown, root: doc.root, kind: textKind(args) })] };
+      const details = args.details === true;
+      if (doc.text !== undefined) return { files: [checkText(doc.text, { abs: doc.abs, shown: doc.shown, root: doc.root, kind: textKind(args), details })] };
+      if (details) {
+        // The same report as the CLI's for this one file, with the details added.
+        const text = readInputText(doc.shown, doc.abs);
+        return { files: [checkText(text, { abs: doc.abs, shown: cliPath(doc.abs, doc.root).split(nodePath.sep).join('/'), root: doc.root, kind: textKind(args), details })] };
+      }
       const kind = textKind(args);
       const argv = ['--format', 'json', ...(kind && (DOCUMENT_KINDS as readonly string[]).includes(kind) ? ['--kind', kind] : []), '--', cliPath(doc.abs, doc.root)];
       const run = await runCli(runCheck, argv, doc.root);
