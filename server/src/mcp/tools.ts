@@ -9,6 +9,8 @@ import { run as runCheck } from '../cli/check';
 import { runConvert, runDecode, runPlan, runProfile, runValidate, strictDecode } from '../cli/engine';
 import { run as runSchemaDiff, schemaDiffRows } from '../cli/schemaDiff';
 import { applyReport, parseReport } from '../cli/apply';
+import { isInside } from '../core/agentJson/report/paths';
+import { findGitToplevel } from '../node/workspace';
 import { readInputText } from '../cli/input';
 import { diffSchemas, hasBreaking, schemaRoleFromFileName, type SchemaRole } from '../core/agentJson/schemaDiff';
 import { convertSectionEdit, planDocument, type EngineOptions } from '../core/markdown/engine';
@@ -287,8 +289,11 @@ const tools: Tool[] = [
     async run(args, ctx) {
       const write = args.confirm === true;
       if (write && !ctx.allowWrites) throw bad('writes are off: this server was started without --allow-writes (call without confirm for the dry run)');
-      const { abs, root } = await ctx.roots.resolve(args.path as string);
+      const { abs, root: mcpRoot } = await ctx.roots.resolve(args.path as string);
       const report = parseReport(args.path as string, readInputText(args.path as string, abs));
+      // As the CLI: the git work tree holding the report, when it lies inside the root; else the root itself.
+      const top = findGitToplevel(nodePath.dirname(abs));
+      const root = top !== undefined && (top === mcpRoot || isInside(mcpRoot, top)) ? top : mcpRoot;
       const named = new Set(Array.isArray(args.confirm_entries) ? (args.confirm_entries as number[]) : []);
       const { json } = applyReport(report, { reportPath: abs, root, tier: named.size ? 'all' : 'auto', tierFor: (i) => (named.has(i) ? 'all' : 'auto'), dryRun: !write });
       return json as unknown as Record<string, unknown>;
