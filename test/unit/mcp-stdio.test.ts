@@ -57,6 +57,16 @@ describe('toonlens mcp over stdio', () => {
     assert.equal(tools.find((t) => t.name === 'apply_report')!.annotations!.readOnlyHint, false);
   });
 
+  test('a result is structuredContent and the same JSON, compact, as its one text block', async () => {
+    const r = await mcp.call('profile', { path: 'examples/markdown/AGENTS.md' });
+    assert.equal(r.content.length, 1);
+    const first = r.content[0]!;
+    assert.equal(first.type, 'text');
+    const text = (first as { text: string }).text;
+    assert.deepEqual(JSON.parse(text), r.structuredContent);
+    assert.equal(text, JSON.stringify(r.structuredContent));
+  });
+
   test('check: a path and the same text deep-equal `check --format json`', async () => {
     for (const rel of ['examples/agent-json/unknown-verdict.verdict.json', 'examples/agent-json/unknown-subtype.report.json', 'examples/agent-json/bad-fingerprint.critique.json', 'examples/markdown/long-section.md', 'examples/markdown/duplicate-rules.md', 'examples/toon/orders.toon']) {
       const expected = cli(['check', '--format', 'json', rel], ws.root).json;

@@ -92,7 +92,8 @@ export async function callTool(name: string, rawArgs: unknown, ctx: { roots: Roo
     const validate = validators.get(tool.name)!;
     if (!validate(args)) throw new CliError('bad_request', `${tool.name}: ${argumentProblem(validate)}`);
     const structured = await tool.run(args, ctx);
-    return { content: [{ type: 'text', text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
+    // The text block is for clients that read only text: compact, since a model pays for every indent.
+    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
   } catch (e) {
     if (e instanceof RpcError) throw e;
     return errorResult(asCliError(e));
