@@ -78,6 +78,18 @@ describe('toonlens mcp --http', () => {
     assert.equal((await mcp.client.listTools()).tools.length, 10);
   });
 
+  test('roots the client declares are asked for over the session, and bound its paths', async () => {
+    const b = tempWorkspace({ 'b.md': '# B\n\n- one\n- two\n' });
+    const withRoots = await startHttp({ cwd: ws.root, roots: [b.root] });
+    try {
+      assert.deepEqual(await withRoots.ok('profile', { path: 'b.md' }), cli(['profile', 'b.md', '--json'], b.root).json);
+      assert.match((await withRoots.fails('profile', { path: join(ws.root, 'examples/markdown/AGENTS.md') })).message, /outside the server's roots/);
+    } finally {
+      await withRoots.close();
+      b.cleanup();
+    }
+  });
+
   test('a second client gets its own session', async () => {
     const second = await startHttpClientOnly(mcp.url);
     try {
