@@ -50,6 +50,15 @@ export default tseslint.config(
     },
   },
   {
+    // mcp/ is a face over cli/, node/ and core/, beside the language server: never the editor's framework or features.
+    files: ['server/src/mcp/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ regex: '^(\\.\\./)+(lsp|features|testing)(/.*)?$', message: 'mcp/ sits beside the language server: it uses cli/, node/ and core/ only.' }],
+      }],
+    },
+  },
+  {
     // The client is a thin UI shell: the editor, the language client, Node builtins and the shared protocol.
     files: ['client/src/**/*.ts'],
     rules: {

@@ -2,6 +2,7 @@
 // workspace/executeCommand; the server asks for confirmations and sends the status-bar text per document.
 // No rule, measurement, hashing or format knowledge lives here.
 import * as path from 'node:path';
+import * as vscode from 'vscode';
 import { commands, EventEmitter, Position, Selection, StatusBarAlignment, Uri, ViewColumn, window, workspace, type ExtensionContext, type StatusBarItem } from 'vscode';
 import {
   ExecuteCommandRequest,
@@ -29,6 +30,7 @@ import {
   type ToonLensInitializationOptions,
 } from '../../server/src/protocol/commands';
 import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../../server/src/protocol/launch';
+import { MCP_PROVIDER_ID, MCP_SERVER_LABEL, mcpServerLaunch } from '../../server/src/protocol/mcp';
 
 let client: LanguageClient | undefined;
 /** The server's latest status per document URI (shown only while that document is active). */
@@ -110,9 +112,28 @@ async function restart(context: ExtensionContext, status: StatusBarItem): Promis
   await client.start();
 }
 
+/** The part of VS Code's MCP API (1.101 and later) the extension uses; older versions have none of it. */
+interface McpApi {
+  lm?: { registerMcpServerDefinitionProvider?(id: string, provider: { provideMcpServerDefinitions(): unknown[] }): { dispose(): void } };
+  McpStdioServerDefinition?: new (label: string, command: string, args: string[], env: Record<string, string>, version?: string) => unknown;
+}
+
+/** Registers `toonlens mcp` for agent mode where VS Code has the API; elsewhere .vscode/mcp.json does it (docs/mcp.md). */
+function registerMcpServer(context: ExtensionContext): boolean {
+  const api = vscode as unknown as McpApi;
+  const Definition = api.McpStdioServerDefinition;
+  if (typeof api.lm?.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') return false;
+  const launch = mcpServerLaunch(context.extensionPath, process.execPath);
+  const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '');
+  context.subscriptions.push(api.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, { provideMcpServerDefinitions: () => [new Definition(MCP_SERVER_LABEL, launch.command, launch.args, launch.env, version)] }));
+  return true;
+}
+
 /** What the extension exports (for tests and other extensions): the status-bar item as shown. */
 export interface ToonLensApi {
   status(): { text: string; tooltip: string | undefined; visible: boolean };
+  /** Whether the MCP server was registered for agent mode (this VS Code has the API). */
+  mcpRegistered: boolean;
 }
 
 let statusVisible = false;
@@ -187,9 +208,11 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
     }),
   );
 
+  const mcpRegistered = registerMcpServer(context);
+
   client = createClient(context, status);
   await client.start();
-  return { status: () => ({ text: status.text, tooltip: typeof status.tooltip === 'string' ? status.tooltip : undefined, visible: statusVisible }) };
+  return { status: () => ({ text: status.text, tooltip: typeof status.tooltip === 'string' ? status.tooltip : undefined, visible: statusVisible }), mcpRegistered };
 }
 
 export function deactivate(): Thenable<void> | undefined {

@@ -18,7 +18,11 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { defineCommand, flag, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
 import { parseJson } from '../core/json/parse';
-import { planExactEdit, type TierAllowed } from '../core/agentJson/report/exactEdit';
+import { planExactEdit, type PlanResult, type TierAllowed } from '../core/agentJson/report/exactEdit';
+import type { FileChange } from '../core/agentJson/report/changes';
+import { previewChanges, type ChangePreview } from '../core/agentJson/report/preview';
+import type { SafetyTier } from '../core/agentJson/report/safetyTier';
+import { readRegularText } from '../node/files';
 import { planBatch } from '../core/agentJson/report/lenses';
 import { entriesOf, get, str } from '../core/agentJson/report/shape';
 import { applyChangesNode, createNodeWorkspace, findGitToplevel } from '../node/workspace';
@@ -85,30 +89,71 @@ function applyArgs(p: ParsedArgs): ApplyArgs {
   };
 }
 
-type Status = 'applied' | 'would-apply' | 'skipped' | 'refused' | 'failed';
+export type Status = 'applied' | 'would-apply' | 'skipped' | 'refused' | 'failed';
 
-interface EntryResult {
+export interface EntryResult {
   entryIndex: number;
   path: string | null;
   kind: string | null;
   status: Status;
+  /** The entry's effective safety tier, when the planner got as far as deriving it. */
+  tier?: SafetyTier;
+  /** What a planned entry does, per file (path, lines, action, a short preview), read before anything is written. */
+  changes?: Omit<ChangePreview, 'revealLine'>[];
   summary?: string;
   reason?: string;
 }
 
-export const run = defineCommand({ name: 'apply', options: OPTIONS, help: USAGE, errorExit: 2 }, async (p, io) => {
-  const args = applyArgs(p);
-  const reportPath = nodePath.resolve(io.cwd, args.report);
-  const text = readInputText(args.report, reportPath);
-  const parsed = parseJson(text.replace(/^\uFEFF/, ''));
-  if (!parsed.ok) throw usageError(`${args.report} is not JSON: ${parsed.problem.message}`);
-  const report = parsed.value;
-  const notReport = notAReport(report);
-  if (notReport) throw usageError(`${args.report} is not a docs-hygiene report (${notReport}); nothing applied`);
-  const root = args.root ? nodePath.resolve(io.cwd, args.root) : (findGitToplevel(nodePath.dirname(reportPath)) ?? nodePath.dirname(reportPath));
-  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw usageError(`--root ${root} is not a directory`);
+/** The JSON `apply --format json` prints, shared with the MCP server's apply_report tool. */
+export interface ApplyJson {
+  report: string;
+  root: string;
+  tier: TierAllowed;
+  dryRun: boolean;
+  results: EntryResult[];
+  applied: number;
+  wouldApply: number;
+  skipped: number;
+  refused: number;
+  failed: number;
+}
+
+export interface ApplyRun {
+  /** Absolute path of the report file (its folder + scan.project_root is the project root). */
+  reportPath: string;
+  /** The folder every path must stay inside. */
+  root: string;
+  /** The tier recorded in the output. */
+  tier: TierAllowed;
+  /** The tier an entry may be applied at (the CLI: `tier` for every entry; MCP: confirm tier only for named entries). */
+  tierFor?: (entryIndex: number) => TierAllowed;
+  dryRun: boolean;
+}
+
+/**
+ * Plans every exact_edit of a parsed report (the editor's planner: containment, sha256 guard, live git checks) and,
+ * unless a dry run, writes the planned ones through the one verified writer. `refused` says a safety refusal
+ * happened, `ioFailed` that a write failed.
+ */
+export function applyReport(report: unknown, run: ApplyRun): { json: ApplyJson; refused: boolean; ioFailed: boolean } {
+  const { reportPath, root, dryRun } = run;
+  const tierFor = run.tierFor ?? (() => run.tier);
   const workspace = createNodeWorkspace(root);
-  const batch = planBatch(report, (i) => planExactEdit(report, i, workspace, { tierAllowed: args.tier, trusted: true, reportFsPath: reportPath }));
+  const plans = new Map<number, PlanResult>();
+  const batch = planBatch(report, (i) => {
+    const plan = planExactEdit(report, i, workspace, { tierAllowed: tierFor(i), trusted: true, reportFsPath: reportPath });
+    plans.set(i, plan);
+    return plan;
+  });
+  const tierOf = (i: number) => {
+    const t = plans.get(i)?.tier;
+    return t === undefined ? {} : { tier: t };
+  };
+  const textOf = (abs: string) => {
+    const r = readRegularText(abs);
+    return r.ok ? r.text : undefined;
+  };
+  const previewOf = (changes: FileChange[]) => previewChanges(changes, root, textOf).map(({ revealLine: _, ...p }) => p);
 
   const results: EntryResult[] = [];
   const entries = entriesOf(report);
@@ -120,31 +165,47 @@ export const run = defineCommand({ name: 'apply', options: OPTIONS, help: USAGE,
   let ioFailed = false;
   for (const s of batch.skipped) {
     refused ||= s.refusedForSafety;
-    results.push({ entryIndex: s.entryIndex, ...describe(s.entryIndex), status: s.refusedForSafety ? 'refused' : 'skipped', reason: s.reason });
+    results.push({ entryIndex: s.entryIndex, ...describe(s.entryIndex), status: s.refusedForSafety ? 'refused' : 'skipped', ...tierOf(s.entryIndex), reason: s.reason });
   }
   for (const a of batch.applied) {
-    if (args.dryRun) {
-      results.push({ entryIndex: a.entryIndex, ...describe(a.entryIndex), status: 'would-apply', summary: a.summary });
+    const planned = { ...tierOf(a.entryIndex), changes: previewOf(a.changes) };
+    if (dryRun) {
+      results.push({ entryIndex: a.entryIndex, ...describe(a.entryIndex), status: 'would-apply', ...planned, summary: a.summary });
       continue;
     }
     const written = applyChangesNode(a.changes, root);
-    if (written.ok) results.push({ entryIndex: a.entryIndex, ...describe(a.entryIndex), status: 'applied', summary: a.summary });
+    if (written.ok) results.push({ entryIndex: a.entryIndex, ...describe(a.entryIndex), status: 'applied', ...planned, summary: a.summary });
     else {
       ioFailed = true;
       results.push({ entryIndex: a.entryIndex, ...describe(a.entryIndex), status: 'failed', reason: `nothing written: ${written.reason}` });
     }
   }
   results.sort((x, y) => x.entryIndex - y.entryIndex);
+  const count = (s: Status) => results.filter((r) => r.status === s).length;
+  const json: ApplyJson = { report: reportPath, root, tier: run.tier, dryRun, results, applied: count('applied'), wouldApply: count('would-apply'), skipped: count('skipped'), refused: count('refused'), failed: count('failed') };
+  return { json, refused, ioFailed };
+}
+
+/** A report file's text parsed and checked to be a docs-hygiene report, else a bad_request error. */
+export function parseReport(shown: string, text: string): unknown {
+  const parsed = parseJson(text.replace(/^\uFEFF/, ''));
+  if (!parsed.ok) throw usageError(`${shown} is not JSON: ${parsed.problem.message}`);
+  const notReport = notAReport(parsed.value);
+  if (notReport) throw usageError(`${shown} is not a docs-hygiene report (${notReport}); nothing applied`);
+  return parsed.value;
+}
+
+export const run = defineCommand({ name: 'apply', options: OPTIONS, help: USAGE, errorExit: 2 }, async (p, io) => {
+  const args = applyArgs(p);
+  const reportPath = nodePath.resolve(io.cwd, args.report);
+  const report = parseReport(args.report, readInputText(args.report, reportPath));
+  const root = args.root ? nodePath.resolve(io.cwd, args.root) : (findGitToplevel(nodePath.dirname(reportPath)) ?? nodePath.dirname(reportPath));
+  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw usageError(`--root ${root} is not a directory`);
+  const { json, refused, ioFailed } = applyReport(report, { reportPath, root, tier: args.tier, dryRun: args.dryRun });
+  const results = json.results;
 
   if (args.format === 'json') {
-    const count = (s: Status) => results.filter((r) => r.status === s).length;
-    io.stdout(
-      JSON.stringify(
-        { report: reportPath, root, tier: args.tier, dryRun: args.dryRun, results, applied: count('applied'), wouldApply: count('would-apply'), skipped: count('skipped'), refused: count('refused'), failed: count('failed') },
-        null,
-        2,
-      ) + '\n',
-    );
+    io.stdout(JSON.stringify(json, null, 2) + '\n');
   } else {
     if (results.length === 0) io.stdout('no entries\n');
     for (const r of results) {

@@ -455,7 +455,7 @@ const EMPTY_HINTS: LineHints = { offsets: [], lines: [], lineStarts: [] };
  * Offsets → 0-based LSP positions. A BOM is not a column (editors hide it), so positions are counted without it.
  * A JSON check's result carries the lines its locator saw (`lineHints`): then no line table is built.
  */
-function positionMapper(text: string | undefined, lineHints?: LineHints): (offset: number) => Position {
+export function positionMapper(text: string | undefined, lineHints?: LineHints): (offset: number) => Position {
   if (text === undefined) return () => ({ line: 0, character: 0 });
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const body = bom ? text.slice(1) : text;
@@ -571,7 +571,7 @@ function kindSettings(loaded: LoadedConfig): CheckSettings {
 }
 
 /** The engine options a project's config sets (tokenizer, token gate and floor), as the editor's settings carry them. */
-function planOptions(loaded: LoadedConfig): EngineOptions {
+export function planOptions(loaded: LoadedConfig): EngineOptions {
   const opts: EngineOptions = {};
   if (loaded.config.tokenizer !== undefined) opts.tokenizer = loaded.config.tokenizer;
   if (loaded.config.minTokenSavings !== undefined) opts.minTokenSavings = loaded.config.minTokenSavings;

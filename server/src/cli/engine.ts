@@ -361,7 +361,8 @@ function readToon(p: ParsedArgs, io: CliIO): { text: string; name: string } {
   return { text: readInputText(name, path.resolve(io.cwd, name)).replace(/\r?\n$/, ''), name };
 }
 
-function strictDecode(text: string, name: string): unknown {
+/** The official decoder in strict mode; a failure is the CLI's invalid_toon error (shared with the MCP server). */
+export function strictDecode(text: string, name: string): unknown {
   try {
     return decode(text, { strict: true });
   } catch (e) {

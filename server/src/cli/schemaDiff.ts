@@ -11,7 +11,7 @@
 import { resolve } from 'node:path';
 import { defineCommand, stringValue, usageError } from './args';
 import { readInputText } from './input';
-import { diffSchemas, formatChangeLine, hasBreaking, schemaRoleFromFileName, type SchemaRole } from '../core/agentJson/schemaDiff';
+import { diffSchemas, formatChangeLine, hasBreaking, schemaRoleFromFileName, type SchemaChange, type SchemaRole } from '../core/agentJson/schemaDiff';
 import { printJson } from './jsonOut';
 
 export const SCHEMA_DIFF_HELP = `Usage: toonlens schema-diff <old.json> <new.json> [--role input|output] [--format text|json]
@@ -34,6 +34,18 @@ Examples:
 Exit status: 1 when anything is breaking, 0 otherwise, 2 on an error (bad_request, input_not_found, io).
 `;
 
+/** The rows `schema-diff --format json` prints (shared with the MCP server's schema_diff tool). */
+export function schemaDiffRows(changes: SchemaChange[]): { pointer: string; kind: string; classification: string; before: unknown; after: unknown; message: string }[] {
+  return changes.map((c) => ({
+    pointer: c.pointer,
+    kind: c.kind,
+    classification: c.classification,
+    before: c.before ?? null,
+    after: c.after ?? null,
+    message: c.message,
+  }));
+}
+
 function readSchema(file: string, cwd: string): unknown {
   const abs = resolve(cwd, file);
   const text = readInputText(file, abs);
@@ -55,15 +67,7 @@ export const run = defineCommand(
     const role: SchemaRole = (stringValue(p, 'role') as 'input' | 'output' | undefined) ?? schemaRoleFromFileName(newFile) ?? schemaRoleFromFileName(oldFile) ?? 'both';
     const changes = diffSchemas(oldSchema, newSchema, role);
     if (format === 'json') {
-      const rows = changes.map((c) => ({
-        pointer: c.pointer,
-        kind: c.kind,
-        classification: c.classification,
-        before: c.before ?? null,
-        after: c.after ?? null,
-        message: c.message,
-      }));
-      printJson(io, rows);
+      printJson(io, schemaDiffRows(changes));
     } else {
       for (const c of changes) io.stdout(formatChangeLine(c) + '\n');
     }

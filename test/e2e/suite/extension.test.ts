@@ -216,6 +216,16 @@ describe('ToonLens in a real VS Code', () => {
     await waitFor('status back on markdown', () => (api.status().visible ? true : undefined));
   });
 
+  it('registers the MCP server for agent mode where VS Code has the API', async () => {
+    const ext = vscode.extensions.all.find((e) => e.packageJSON?.name === 'toonlens')!;
+    const api = ext.exports as { mcpRegistered: boolean };
+    const lm = (vscode as unknown as { lm?: { registerMcpServerDefinitionProvider?: unknown } }).lm;
+    const hasApi = typeof lm?.registerMcpServerDefinitionProvider === 'function';
+    console.log(`      MCP provider API: ${hasApi ? 'present' : 'absent'} in VS Code ${vscode.version}`);
+    assert.equal(api.mcpRegistered, hasApi);
+    assert.deepEqual(ext.packageJSON.contributes.mcpServerDefinitionProviders, [{ id: 'toonlens.mcp', label: 'ToonLens' }]);
+  });
+
   it('palette: every command has the ToonLens category and a distinct title; Show Output and Restart Server work', async () => {
     const ext = vscode.extensions.all.find((e) => e.packageJSON?.name === 'toonlens')!;
     const contributed = ext.packageJSON.contributes.commands as { command: string; title: string; category?: string }[];
