@@ -16,6 +16,7 @@ const commands: Record<string, () => Promise<Command>> = {
   decode: async () => (await import('./engine')).runDecode,
   apply: async () => (await import('./apply')).run,
   'schema-diff': async () => (await import('./schemaDiff')).run,
+  context: async () => (await import('./context')).run,
 };
 
 export const HELP = `toonlens ${VERSION} — TOON savings for markdown, diagnostics for agent JSON
@@ -31,6 +32,7 @@ Commands:
   decode FILE.toon [--out FILE]                                    decode TOON to JSON
   apply <report.json> [--tier auto|confirm|all] [--dry-run]        apply a report's exact_edits safely
   schema-diff <old.json> <new.json> [--role input|output]          classify schema changes
+  context [DIR] [--agent NAME…] [--for PATH] [--format text|json|sarif]  what each agent loads, in tokens
 
 Examples:
   toonlens check .
