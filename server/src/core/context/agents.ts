@@ -27,38 +27,40 @@ export type LoadClass = 'always' | 'matching' | 'on-use';
 /** What of an on-use file is paid on every request: its description (name included), or nothing. */
 export type AlwaysPaid = 'body' | 'description' | 'none';
 
-/** The rule of the docs table an entry was loaded by. */
-export type LoadRule =
-  | 'claude/memory'
-  | 'claude/local-memory'
-  | 'claude/nested-memory'
-  | 'claude/import'
-  | 'claude/rules'
-  | 'claude/rules-paths'
-  | 'claude/skill'
-  | 'claude/agent'
-  | 'claude/command'
-  | 'codex/agents-md'
-  | 'codex/override'
-  | 'codex/fallback'
-  | 'codex/nested'
-  | 'cursor/always'
-  | 'cursor/globs'
-  | 'cursor/requested'
-  | 'cursor/manual'
-  | 'cursor/agents-md'
-  | 'cursor/nested-agents-md'
-  | 'cursor/legacy'
-  | 'copilot/instructions'
-  | 'copilot/agents-md'
-  | 'copilot/apply-to'
-  | 'copilot/no-apply-to'
-  | 'copilot/prompt'
-  | 'copilot/agent'
-  | 'copilot/skill'
-  | 'gemini/root'
-  | 'gemini/nested'
-  | 'gemini/import';
+/** The rules of the docs table (docs/agent-context.md), each naming why an entry is loaded. */
+export const LOAD_RULES = [
+  'claude/memory',
+  'claude/local-memory',
+  'claude/nested-memory',
+  'claude/import',
+  'claude/rules',
+  'claude/rules-paths',
+  'claude/skill',
+  'claude/agent',
+  'claude/command',
+  'codex/agents-md',
+  'codex/override',
+  'codex/fallback',
+  'codex/nested',
+  'cursor/always',
+  'cursor/globs',
+  'cursor/requested',
+  'cursor/manual',
+  'cursor/agents-md',
+  'cursor/nested-agents-md',
+  'cursor/legacy',
+  'copilot/instructions',
+  'copilot/agents-md',
+  'copilot/apply-to',
+  'copilot/no-apply-to',
+  'copilot/prompt',
+  'copilot/agent',
+  'copilot/skill',
+  'gemini/root',
+  'gemini/nested',
+  'gemini/import',
+] as const;
+export type LoadRule = (typeof LOAD_RULES)[number];
 
 /** One file an agent may load, before imports are followed and tokens counted. */
 export interface LoadSpec {
@@ -235,6 +237,7 @@ function copilot(files: readonly FileView[], skipped: Skipped[]): LoadSpec[] {
     if (lp === '.github/copilot-instructions.md') out.push({ path: f.path, class: 'always', rule: 'copilot/instructions', paid: 'body' });
     else if (name === 'copilot-instructions.md') skipped.push({ path: f.path, agent: 'copilot', reason: 'copilot-instructions.md is read from .github/ at the workspace root only' });
     else if (lp === 'agents.md') out.push({ path: f.path, class: 'always', rule: 'copilot/agents-md', paid: 'body' });
+    else if (name === 'agents.md') skipped.push({ path: f.path, agent: 'copilot', reason: 'nested AGENTS.md files are read only with the experimental chat.useNestedAgentsMdFiles setting, off by default' });
     else if (name.endsWith('.instructions.md')) {
       if (!lp.startsWith('.github/instructions/')) {
         skipped.push({ path: f.path, agent: 'copilot', reason: 'instruction files are read from .github/instructions/' });

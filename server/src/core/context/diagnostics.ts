@@ -40,10 +40,7 @@ export type ContextBudgets = Partial<Record<AgentId, number>>;
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 function firstLine(text: string): { start: number; end: number } {
-  let s = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  // Past a frontmatter block, on the first line of the body, when there is one.
-  const fm = parseFrontmatter(text);
-  if (fm.present && fm.bodyStart < text.length) s = fm.bodyStart;
+  const s = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let e = text.indexOf('\n', s);
   if (e < 0) e = text.length;
   if (e > s && text[e - 1] === '\r') e--;

@@ -4,8 +4,8 @@
  * An instruction is a list item or a sentence of a paragraph (fenced code, headings, tables, HTML comments and
  * frontmatter are not instructions). Two instructions are the same when their normalized texts are equal
  * (lower case, markdown emphasis and code marks removed, whitespace collapsed, end punctuation dropped), and
- * nearly the same when their sets of content words are equal (the words of three or more letters or digits,
- * minus a short stop-word list, with a plural `s` dropped): reordered words, changed articles or punctuation.
+ * nearly the same when their sets of content words are equal (the words of three or more letters, and every
+ * number, minus a short stop-word list, with a plural `s` dropped): reordered words, changed articles or punctuation.
  * Both keys are hashed, so finding every pair is linear in the text of the files.
  */
 
@@ -39,7 +39,8 @@ function nearKey(exact: string): string {
   const words = exact.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? [];
   const set = new Set<string>();
   for (let w of words) {
-    if (w.length < 3 || STOP.has(w)) continue;
+    // Numbers always count: "step 1" and "step 2" are different instructions.
+    if ((w.length < 3 && !/\d/.test(w)) || STOP.has(w)) continue;
     if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
     set.add(w);
   }
