@@ -5,7 +5,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AjvDraft07 from 'ajv';
 import { contextModel } from '../../server/src/core/context/model';
@@ -14,6 +15,7 @@ import { parseFrontmatter, stringList } from '../../server/src/core/context/fron
 import { findImports, resolveImport } from '../../server/src/core/context/imports';
 import { instructions, duplicatesAcross } from '../../server/src/core/context/duplicates';
 import { run } from '../../server/src/cli/context';
+import { run as runCheck, type FileReport } from '../../server/src/cli/check';
 import { main } from '../../server/src/cli/main';
 import type { CliIO } from '../../server/src/cli/io';
 import { FIXTURES, REPO_ROOT } from '../paths';
@@ -177,5 +179,33 @@ describe('toonlens context', () => {
     const viaMain: string[] = [];
     assert.equal(await main(['context', '--help'], { cwd: MIXED, stdout: (t) => void viaMain.push(t), stderr: () => undefined, readStdin: async () => '' }), 0);
     assert.match(viaMain.join(''), /^Usage: toonlens context/);
+  });
+});
+
+describe('toonlens check carries the context diagnostics', () => {
+  test('on the markdown files it checks, with the root .toonlens.json budget, rules and ignore globs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toonlens-context-check-'));
+    try {
+      cpSync(MIXED, dir, { recursive: true });
+      mkdirSync(join(dir, '.git'));
+      const check = async (args: string[]) => {
+        const out: string[] = [];
+        const io: CliIO = { cwd: dir, stdout: (t) => void out.push(t), stderr: () => undefined, readStdin: async () => '' };
+        const code = await runCheck(['--format', 'json', ...args], io);
+        return { code, reports: JSON.parse(out.join('')) as FileReport[] };
+      };
+      const codesOf = (rs: FileReport[], file: string) => (rs.find((r) => r.file === file)?.diagnostics ?? []).filter((d) => d.code.startsWith('context/')).map((d) => `${d.range.start.line + 1}:${d.code}`);
+      const all = await check(['.']);
+      assert.deepEqual(codesOf(all.reports, 'CLAUDE.md'), ['1:context/over-budget', '5:context/duplicate-instruction', '6:context/duplicate-instruction', '7:context/unreachable']);
+      assert.deepEqual(codesOf(all.reports, 'docs/b.md'), ['3:context/import-cycle']);
+      // A file named alone still gets what the whole repository says about it.
+      const one = await check(['AGENTS.md']);
+      assert.deepEqual(codesOf(one.reports, 'AGENTS.md'), ['3:context/duplicate-instruction', '4:context/duplicate-instruction']);
+      writeFileSync(join(dir, '.toonlens.json'), JSON.stringify({ contextBudget: { 'claude-code': 50 }, rules: { 'context/duplicate-instruction': 'off' }, ignore: ['src/'] }));
+      const tuned = await check(['CLAUDE.md']);
+      assert.deepEqual(codesOf(tuned.reports, 'CLAUDE.md'), ['1:context/over-budget', '7:context/unreachable']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -29,6 +29,7 @@ import { hintedPositions, LineIndex, type LineHints } from '../core/lineIndex';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, type WorkspaceReader } from '../core/types';
 import { pushAll } from '../core/arrays';
 import { printJson } from './jsonOut';
+import { ContextDiagnosticsByRoot } from '../node/contextCheck';
 
 export const CHECK_HELP = `Usage: toonlens check [options] <files|dirs|globs…>
 
@@ -173,6 +174,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
   let warnings = 0;
   let checked = 0;
   const workspaces = new Map<string, WorkspaceReader | undefined>();
+  const contexts = new ContextDiagnosticsByRoot();
   /** Adds one checked file's diagnostics to the output. */
   const record = (abs: string, kind: FileReport['kind'], text: string | undefined, diagnostics: CoreDiagnostic[], lineHints?: CheckResult['lineHints']): void => {
     const rel = display(io.cwd, abs);
@@ -230,7 +232,12 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       const text = decodeText(bytes);
       // The server's plan (EngineCache): the same sections and verdicts as planDocument, with each run of slices'
       // details released once measured (holding all of them makes the peak grow with the section count).
-      const diagnostics = kind === 'markdown' ? markdownDiagnostics(text, new EngineCache().plan(text, planOptions(loaded))) : toonFileDiagnostics(text);
+      let diagnostics = kind === 'markdown' ? markdownDiagnostics(text, new EngineCache().plan(text, planOptions(loaded))) : toonFileDiagnostics(text);
+      if (kind === 'markdown') {
+        // What the repository's agents load, and waste across files (docs/agent-context.md).
+        const context = await contexts.forFile(root, abs, configs.forDir(root, root).config);
+        if (context.length) diagnostics = [...diagnostics, ...context].sort((a, b) => a.range.start - b.range.start);
+      }
       record(abs, kind, text, applyRuleLevels(diagnostics, rules));
       continue;
     }

@@ -40,8 +40,8 @@ Options:
   -h, --help          show this help
 
 Examples:
-  toonlens context
   toonlens context . --agent claude-code --for src/server.ts
+  toonlens context
   toonlens context --json > context.json
   toonlens context --format sarif > context.sarif
 
