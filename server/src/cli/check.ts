@@ -135,12 +135,12 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
   const configFor = (abs: string) => explicitConfig ?? configs.forFile(abs);
   const settings: CheckSettings = { maxFileSizeMB: args.maxFileSizeMB };
   let ioError = false;
-  const files: { abs: string; explicit: boolean }[] = [];
+  const files: { abs: string; explicit: boolean; walkedFrom?: string }[] = [];
   const seen = new Set<string>();
-  const add = (abs: string, explicit: boolean) => {
+  const add = (abs: string, explicit: boolean, walkedFrom?: string) => {
     if (seen.has(abs)) return;
     seen.add(abs);
-    files.push({ abs, explicit });
+    files.push(walkedFrom !== undefined ? { abs, explicit, walkedFrom } : { abs, explicit });
   };
 
   for (const target of args.targets) {
@@ -152,7 +152,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       st = undefined;
     }
     if (st?.isDirectory()) {
-      for (const f of walk(abs, io.cwd, configFor)) add(f, false);
+      for (const f of walk(abs, io.cwd, configFor)) add(f, false, abs);
     } else if (st) {
       add(abs, true);
     } else if (GLOB_CHARS.test(target)) {
@@ -190,7 +190,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     reports.push(report);
   };
 
-  for (const { abs, explicit } of files) {
+  for (const { abs, explicit, walkedFrom } of files) {
     const loaded = configFor(abs);
     if (loaded.problems.length && !reportedConfigs.has(loaded.file!)) {
       reportedConfigs.add(loaded.file!);
@@ -233,9 +233,11 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       // The server's plan (EngineCache): the same sections and verdicts as planDocument, with each run of slices'
       // details released once measured (holding all of them makes the peak grow with the section count).
       let diagnostics = kind === 'markdown' ? markdownDiagnostics(text, new EngineCache().plan(text, planOptions(loaded))) : toonFileDiagnostics(text);
-      if (kind === 'markdown') {
-        // What the repository's agents load, and waste across files (docs/agent-context.md).
-        const context = await contexts.forFile(root, abs, configs.forDir(root, root).config);
+      // What the repository's agents load, and waste across files (docs/agent-context.md): the repository is the
+      // folder holding .git, else the folder being walked; a file named alone outside a repository has no context.
+      const contextRoot = existsSync(join(root, '.git')) ? root : walkedFrom;
+      if (kind === 'markdown' && contextRoot !== undefined) {
+        const context = await contexts.forFile(contextRoot, abs, configs.forDir(contextRoot, contextRoot).config);
         if (context.length) diagnostics = [...diagnostics, ...context].sort((a, b) => a.range.start - b.range.start);
       }
       record(abs, kind, text, applyRuleLevels(diagnostics, rules));
