@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { FileChangeType, type CodeAction, type Diagnostic } from 'vscode-languageserver-protocol';
+import { FileChangeType, type CodeAction, type Diagnostic, type TextDocumentEdit } from 'vscode-languageserver-protocol';
 import { LspHarness, applyTextEdits } from './harness';
 import { FIXTURES } from '../paths';
 
@@ -38,9 +38,9 @@ test('agent context in the editor: diagnostics, related copy, quick fix, lens, l
     const actions = (await h.codeActions(claude, dup.range, { diagnostics: [dup] })) ?? [];
     const fix = actions.find((a): a is CodeAction => 'edit' in a && /Remove this copy/.test(a.title))!;
     assert.ok(fix, JSON.stringify(actions));
-    const changes = fix.edit!.documentChanges as { textDocument: { uri: string }; edits: { range: never; newText: string }[] }[];
+    const changes = fix.edit!.documentChanges as TextDocumentEdit[];
     assert.deepEqual(changes.map((c) => c.textDocument.uri), [claude]);
-    const fixed = applyTextEdits(claudeText, changes[0]!.edits);
+    const fixed = applyTextEdits(claudeText, changes[0]!.edits as never);
     assert.equal(fixed, claudeText.replace('- Never commit secrets or API keys to the repository.\n', ''));
 
     // The lens on the first line: who loads it, its tokens, the file it shares instructions with.

@@ -161,6 +161,20 @@ export function lensTitle(model: ContextModel, path: string, diagnostics: readon
   return `loaded by ${who} · ${fmt(tokens)} tokens${top ? ` · also in ${top[0]}: ${top[1]} line${top[1] === 1 ? '' : 's'}` : ''}`;
 }
 
+/** One line per agent that loads the file: its class, the rule (docs/agent-context.md) and what each request pays for it. */
+function lensTooltip(model: ContextModel, path: string): string {
+  const lines: string[] = [];
+  for (const a of model.agents) {
+    const e = a.entries.find((x) => x.path === path);
+    if (!e) continue;
+    const paid = e.class === 'always' ? `${fmt(e.tokens)} tokens on every request` : e.class === 'on-use' ? `${fmt(e.alwaysTokens)} tokens on every request (its description), ${fmt(e.tokens)} when used` : `${fmt(e.tokens)} tokens when working on ${(e.globs ?? []).join(', ')}`;
+    lines.push(`${AGENT_NAMES[a.agent]}: ${paid} (rule ${e.rule}${e.via ? `, imported by ${e.via}` : ''})`);
+  }
+  if (!lines.length) lines.push('No agent loads this file (see its context/unreachable diagnostic).');
+  lines.push('', 'docs/agent-context.md: what each agent loads, and why.');
+  return lines.join('\n');
+}
+
 export const agentContextFeature: FeatureModule = {
   name: 'agent-context',
   create(ctx) {
@@ -243,7 +257,7 @@ export const agentContextFeature: FeatureModule = {
         const { model, byPath } = await at.folder.compute();
         const title = lensTitle(model, at.rel, byPath.get(at.rel) ?? []);
         if (!title) return [];
-        const lens: CodeLens = { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, command: { title, command: AGENT_CONTEXT_COMMAND, arguments: [{ uri: doc.uri }] } };
+        const lens: CodeLens = { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, command: { title, tooltip: lensTooltip(model, at.rel), command: AGENT_CONTEXT_COMMAND, arguments: [{ uri: doc.uri }] } };
         return [lens];
       },
       commands: {
