@@ -146,6 +146,7 @@ export function contextText(model: ContextModel, diagnostics: readonly ContextDi
       if (e.matchesNothing) notes.push('matches no file');
       lines.push(`  ${pad(CLASS_LABEL[e.class], 8)} ${pad(fmt(e.tokens), w, true)}  ${e.path}${notes.length ? `  (${notes.join('; ')})` : ''}`);
     }
+    for (const x of a.skipped) lines.push(`  ${pad('skipped', 8)} ${pad('', w, true)}  ${x.path}  (${x.reason})`);
     lines.push('');
   }
   if (model.imports.length) {

@@ -32,7 +32,7 @@ Commands:
   decode FILE.toon [--out FILE]                                    decode TOON to JSON
   apply <report.json> [--tier auto|confirm|all] [--dry-run]        apply a report's exact_edits safely
   schema-diff <old.json> <new.json> [--role input|output]          classify schema changes
-  context [DIR] [--agent NAME…] [--for PATH] [--format text|json|sarif]  what each agent loads, in tokens
+  context [DIR] [--agent NAME…] [--for PATH] [--json]              what each agent loads, in real tokens
 
 Examples:
   toonlens check .

@@ -47,6 +47,7 @@ export function contextJson(model: ContextModel, diagnostics: readonly ContextDi
         ...(e.truncatedBytes ? { truncated_bytes: e.truncatedBytes } : {}),
         ...(e.matchesNothing ? { matches_nothing: true } : {}),
       })),
+      skipped: a.skipped,
     })),
     imports: model.imports.map((e) => ({ from: e.from, to: e.to ?? null, spec: e.spec, line: at(e.from, e.start).line + 1, found: e.found, ...(e.tooDeep ? { too_deep: true } : {}) })),
     cycles: model.cycles,

@@ -61,6 +61,8 @@ export interface AgentContext {
   alwaysTokens: number;
   /** Paid on every request for the working path: {@link alwaysTokens} plus the matching files it triggers. */
   paidTokens: number;
+  /** Files this agent's conventions name that it does not load, and why (another agent may load them). */
+  skipped: { path: string; reason: string }[];
 }
 
 export interface ImportEdge {
@@ -182,7 +184,11 @@ export function contextModel(input: ContextInput): ContextModel {
     return e;
   };
 
-  for (const agent of input.agents ?? AGENT_IDS) {
+  const asked = new Set<AgentId>(input.agents ?? AGENT_IDS);
+  const matchNothing: { path: string; globs: string[]; agent: AgentId }[] = [];
+  // Every agent is modelled (a file only an agent not asked for loads is still reachable); only those asked are counted and returned.
+  for (const agent of AGENT_IDS) {
+    const counted = asked.has(agent);
     const specs = agentSpecs(agent, all, skipped, opts);
     const entries: ContextEntry[] = [];
     const seen = new Map<string, ContextEntry>();
@@ -192,9 +198,9 @@ export function contextModel(input: ContextInput): ContextModel {
       const prior = seen.get(spec.path);
       // A file loaded twice (its own rule and an import) counts once, under its cheapest-to-reach class.
       if (prior && rank(prior.class) <= rank(spec.class)) return undefined;
-      const tokens = files.count(v.path, v.text);
+      const tokens = counted ? files.count(v.path, v.text) : 0;
       const loaded = spec.class === 'always' || (spec.class === 'matching' && forPath !== '' && matches(spec.globs ?? [], forPath));
-      const alwaysTokens = spec.class === 'always' ? tokens : spec.class === 'on-use' && spec.paid === 'description' ? input.count(descriptionText(v.frontmatter())) : 0;
+      const alwaysTokens = spec.class === 'always' ? tokens : counted && spec.class === 'on-use' && spec.paid === 'description' ? input.count(descriptionText(v.frontmatter())) : 0;
       const e: ContextEntry = { path: v.path, class: spec.class, rule: spec.rule, tokens, alwaysTokens, loaded };
       if (spec.globs) e.globs = spec.globs;
       if (via !== undefined) {
@@ -234,7 +240,7 @@ export function contextModel(input: ContextInput): ContextModel {
         frontier = next;
       }
     }
-    if (agent === 'codex') applyByteLimit(entries, forPath, opts.codexMaxBytes ?? CODEX_MAX_BYTES, files);
+    if (agent === 'codex' && counted) applyByteLimit(entries, forPath, opts.codexMaxBytes ?? CODEX_MAX_BYTES, files);
     entries.sort((a, b) => rank(a.class) - rank(b.class) || b.tokens - a.tokens || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     let alwaysTokens = 0;
     let paidTokens = 0;
@@ -242,8 +248,9 @@ export function contextModel(input: ContextInput): ContextModel {
       alwaysTokens += e.alwaysTokens;
       paidTokens += e.class === 'matching' && e.loaded ? e.tokens : e.alwaysTokens;
       if (!e.matchesNothing) loadedSomewhere.add(e.path);
+      else matchNothing.push({ path: e.path, globs: e.globs ?? [], agent });
     }
-    agents.push({ agent, entries, alwaysTokens, paidTokens });
+    if (counted) agents.push({ agent, entries, alwaysTokens, paidTokens, skipped: skipped.filter((x) => x.agent === agent).map((x) => ({ path: x.path, reason: x.reason })) });
   }
 
   const unreachable = new Map<string, string[]>();
@@ -255,7 +262,7 @@ export function contextModel(input: ContextInput): ContextModel {
     } else unreachable.set(path, [reason]);
   };
   for (const s of skipped) note(s.path, `${s.reason} (${s.agent})`);
-  for (const a of agents) for (const e of a.entries) if (e.matchesNothing) note(e.path, `its globs (${(e.globs ?? []).join(', ')}) match no file of the repository (${a.agent})`);
+  for (const e of matchNothing) note(e.path, `its globs (${e.globs.join(', ')}) match no file of the repository (${e.agent})`);
   for (const f of input.files) if (!loadedSomewhere.has(f.path) && !unreachable.has(f.path)) note(f.path, 'no agent loads a file at this path');
 
   const importEdges = [...edges.values()].flat();
