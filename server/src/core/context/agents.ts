@@ -6,6 +6,7 @@
  * Pure: it reads the file list and frontmatter it is given.
  */
 import { parseFrontmatter, stringList, stringValue, type Frontmatter } from './frontmatter';
+import type { ImportRef } from './imports';
 
 export const AGENT_IDS = ['claude-code', 'codex', 'copilot', 'cursor', 'gemini'] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
@@ -99,6 +100,8 @@ export interface FileView {
   text: string;
   /** Parsed on first use. */
   frontmatter(): Frontmatter;
+  /** The `@path` references of the body, found on first use. */
+  imports(): ImportRef[];
 }
 
 const lower = (s: string) => s.toLowerCase();

@@ -6,7 +6,7 @@
  */
 import { CODES, type DiagnosticCode, type Severity } from '../codes';
 import { AGENT_NAMES, MAX_IMPORT_DEPTH, type AgentId } from './agents';
-import { duplicatesAcross, instructions, type Instruction } from './duplicates';
+import { duplicatesAcross, groupInstructions, instructions, type Instruction, type Together } from './duplicates';
 import { parseFrontmatter } from './frontmatter';
 import type { ContextEntry, ContextModel } from './model';
 
@@ -36,6 +36,9 @@ export interface ContextDiagnostic {
 }
 
 export type ContextBudgets = Partial<Record<AgentId, number>>;
+
+/** Instructions by path, reused while a file's text is unchanged (the editor keeps one across edits). */
+export type InstructionCache = Map<string, { text: string; units: Instruction[] }>;
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
@@ -68,32 +71,50 @@ function lineFinder(): (text: string, offset: number) => number {
   };
 }
 
-const together = (a: ContextEntry, b: ContextEntry, forPath: string): boolean => {
-  if (a.matchesNothing || b.matchesNothing) return false;
-  if (forPath !== '') return (a.loaded || a.class === 'on-use') && (b.loaded || b.class === 'on-use') && (a.loaded || b.loaded);
-  return a.class === 'always' || b.class === 'always';
-};
+/** The pairs an agent loads together (docs/agent-context.md#diagnostics), as the duplicate search's two predicates. */
+function together(byPath: ReadonlyMap<string, ContextEntry>, forPath: string): Together {
+  if (forPath !== '') {
+    return {
+      eligible: (p) => {
+        const e = byPath.get(p);
+        return e !== undefined && !e.matchesNothing && (e.loaded || e.class === 'on-use');
+      },
+      anchor: (p) => byPath.get(p)?.loaded === true,
+    };
+  }
+  return {
+    eligible: (p) => {
+      const e = byPath.get(p);
+      return e !== undefined && !e.matchesNothing;
+    },
+    anchor: (p) => byPath.get(p)?.class === 'always',
+  };
+}
 
 /** Every context diagnostic of a model, grouped by nothing (each names its path), in path then offset order. */
-export function contextDiagnostics(model: ContextModel, budgets: ContextBudgets = {}): ContextDiagnostic[] {
+export function contextDiagnostics(model: ContextModel, budgets: ContextBudgets = {}, cache?: InstructionCache): ContextDiagnostic[] {
   const out: ContextDiagnostic[] = [];
   const text = (p: string) => model.texts.get(p) ?? '';
   const sev = (c: DiagnosticCode) => CODES[c].severity;
   const lineOf = lineFinder();
 
   // Duplicates: per agent, then merged per instruction so one copy gets one diagnostic naming every agent.
-  const units = new Map<string, Instruction[]>();
-  const unitsOf = (p: string) => {
-    let u = units.get(p);
-    if (!u) units.set(p, (u = instructions(text(p), parseFrontmatter(text(p)).bodyStart)));
-    return u;
+  const unitsOf = (p: string): Instruction[] => {
+    const t = text(p);
+    const hit = cache?.get(p);
+    if (hit && hit.text === t) return hit.units;
+    const units = instructions(t, parseFrontmatter(t).bodyStart);
+    cache?.set(p, { text: t, units });
+    return units;
   };
+  const inModel = new Set<string>();
+  for (const a of model.agents) for (const e of a.entries) if (!e.matchesNothing) inModel.add(e.path);
+  const groups = groupInstructions([...inModel].map((p) => ({ path: p, instructions: unitsOf(p) })));
   /** Per copy: every other copy an agent loads with it, and which agents do. */
   const dupes = new Map<Instruction, { path: string; others: Map<string, { at: Instruction; exact: boolean; agents: AgentId[]; always: boolean }> }>();
   for (const a of model.agents) {
     const byPath = new Map(a.entries.map((e) => [e.path, e]));
-    const files = a.entries.filter((e) => !e.matchesNothing).map((e) => ({ path: e.path, instructions: unitsOf(e.path) }));
-    for (const hit of duplicatesAcross(files, (x, y) => together(byPath.get(x)!, byPath.get(y)!, model.for))) {
+    for (const hit of duplicatesAcross(groups, together(byPath, model.for))) {
       let d = dupes.get(hit.at);
       if (!d) dupes.set(hit.at, (d = { path: hit.path, others: new Map() }));
       const always = byPath.get(hit.path)!.class === 'always' && byPath.get(hit.other.path)!.class === 'always';

@@ -35,10 +35,17 @@ function normalize(s: string): string {
     .trim();
 }
 
+const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || c === 39 || c === 45 || (c > 127 && /[\p{L}\p{N}]/u.test(String.fromCharCode(c)));
+
 function nearKey(exact: string): string {
-  const words = exact.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? [];
   const set = new Set<string>();
-  for (let w of words) {
+  for (const raw of exact.split(' ')) {
+    // Punctuation trimmed off both ends (the text is lower case already).
+    let a = 0;
+    let b = raw.length;
+    while (a < b && !isWordChar(raw.charCodeAt(a))) a++;
+    while (b > a && !isWordChar(raw.charCodeAt(b - 1))) b--;
+    let w = a === 0 && b === raw.length ? raw : raw.slice(a, b);
     // Numbers always count: "step 1" and "step 2" are different instructions.
     if ((w.length < 3 && !/\d/.test(w)) || STOP.has(w)) continue;
     if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
@@ -120,39 +127,69 @@ export interface DuplicateHit {
 }
 
 /**
- * Every instruction of `files` that another of `files` also holds, when the pair is loaded together (`together`
- * decides from the two paths). One hit per instruction, pointing at the first other copy.
+ * Which pairs of files an agent loads together: both `eligible`, and at least one an `anchor` (a file paid on
+ * every request, or loaded for the working path). Two predicates instead of a pair test keep the search linear.
  */
-export function duplicatesAcross(files: readonly { path: string; instructions: readonly Instruction[] }[], together: (a: string, b: string) => boolean): DuplicateHit[] {
-  const byExact = new Map<string, { path: string; at: Instruction }[]>();
-  const byNear = new Map<string, { path: string; at: Instruction }[]>();
+export interface Together {
+  eligible(path: string): boolean;
+  anchor(path: string): boolean;
+}
+
+type Copy = { path: string; at: Instruction };
+
+/** Every instruction of a set of files grouped by its exact and its near key: built once, searched per agent. */
+export interface InstructionGroups {
+  exact: Copy[][];
+  near: Copy[][];
+}
+
+export function groupInstructions(files: readonly { path: string; instructions: readonly Instruction[] }[]): InstructionGroups {
+  const byExact = new Map<string, Copy[]>();
+  const byNear = new Map<string, Copy[]>();
   for (const f of files) {
     for (const at of f.instructions) {
       addTo(byExact, at.exact, { path: f.path, at });
       if (at.near) addTo(byNear, at.near, { path: f.path, at });
     }
   }
+  const multi = (m: Map<string, Copy[]>) => [...m.values()].filter((g) => g.length > 1);
+  return { exact: multi(byExact), near: multi(byNear) };
+}
+
+/**
+ * Every instruction that another file also holds, when the two are loaded together. One hit per instruction,
+ * pointing at the first other copy; each copy costs a constant number of lookups, so a thousand copies of one
+ * instruction stay linear.
+ */
+export function duplicatesAcross(files: readonly { path: string; instructions: readonly Instruction[] }[] | InstructionGroups, together: Together): DuplicateHit[] {
+  const groups = Array.isArray(files) ? groupInstructions(files) : (files as InstructionGroups);
   const out: DuplicateHit[] = [];
   const done = new Set<Instruction>();
-  const scan = (groups: Map<string, { path: string; at: Instruction }[]>, exact: boolean) => {
-    for (const group of groups.values()) {
+  const scan = (list: Copy[][], exact: boolean) => {
+    for (const all of list) {
+      const group = all.filter((g) => together.eligible(g.path));
       if (group.length < 2) continue;
-      // The distinct files of the group (bounded by the number of files), so a thousand copies stay linear.
-      const firstByFile = new Map<string, { path: string; at: Instruction }>();
-      for (const g of group) if (!firstByFile.has(g.path)) firstByFile.set(g.path, g);
-      if (firstByFile.size < 2) continue;
-      const reps = [...firstByFile.values()];
+      // The first two copies in distinct files, and the first two in distinct anchor files: the other copy of
+      // any copy is among them.
+      const any: Copy[] = [];
+      const anchors: Copy[] = [];
+      for (const g of group) {
+        if (any.length < 2 && !any.some((x) => x.path === g.path)) any.push(g);
+        if (anchors.length < 2 && together.anchor(g.path) && !anchors.some((x) => x.path === g.path)) anchors.push(g);
+        if (any.length === 2 && anchors.length === 2) break;
+      }
+      if (any.length < 2) continue;
       for (const g of group) {
         if (done.has(g.at)) continue;
-        const other = reps.find((r) => r.path !== g.path && together(g.path, r.path));
+        const other = (together.anchor(g.path) ? any : anchors).find((r) => r.path !== g.path);
         if (!other) continue;
         done.add(g.at);
         out.push({ path: g.path, at: g.at, other, exact });
       }
     }
   };
-  scan(byExact, true);
-  scan(byNear, false);
+  scan(groups.exact, true);
+  scan(groups.near, false);
   return out;
 }
 

@@ -31,7 +31,12 @@ export interface ContextInput {
   for?: string;
   agents?: readonly AgentId[];
   options?: AgentOptions;
+  /** Parsed files kept across calls (the editor's): a file whose text is unchanged is not parsed again. */
+  cache?: ContextCache;
 }
+
+/** What {@link contextModel} keeps of each file between calls, by path. */
+export type ContextCache = Map<string, FileView>;
 
 export interface ContextEntry {
   path: string;
@@ -93,13 +98,21 @@ export interface ContextModel {
 class Files {
   readonly views = new Map<string, FileView>();
   private readonly tokens = new Map<string, number>();
-  private readonly imports = new Map<string, ImportRef[]>();
 
   constructor(
     files: readonly ContextFile[],
     private readonly input: ContextInput,
   ) {
-    for (const f of files) this.views.set(f.path, view(f.path, f.text));
+    for (const f of files) this.views.set(f.path, this.cached(f.path, f.text));
+  }
+
+  private cached(path: string, text: string): FileView {
+    const c = this.input.cache;
+    const hit = c?.get(path);
+    if (hit && hit.text === text) return hit;
+    const v = view(path, text);
+    c?.set(path, v);
+    return v;
   }
 
   get(path: string): FileView | undefined {
@@ -107,7 +120,7 @@ class Files {
     if (v || !this.input.read) return v;
     const text = this.input.read(path);
     if (text === undefined) return undefined;
-    v = view(path, text);
+    v = this.cached(path, text);
     this.views.set(path, v);
     return v;
   }
@@ -119,15 +132,15 @@ class Files {
   }
 
   importsOf(v: FileView): ImportRef[] {
-    let r = this.imports.get(v.path);
-    if (!r) this.imports.set(v.path, (r = findImports(v.text, v.frontmatter().bodyStart)));
-    return r;
+    return v.imports();
   }
 }
 
 function view(path: string, text: string): FileView {
   let fm: Frontmatter | undefined;
-  return { path, text, frontmatter: () => (fm ??= parseFrontmatter(text)) };
+  let refs: ImportRef[] | undefined;
+  const frontmatter = () => (fm ??= parseFrontmatter(text));
+  return { path, text, frontmatter, imports: () => (refs ??= findImports(text, frontmatter().bodyStart)) };
 }
 
 /** Whether the working path is at or below a glob's scope. */
@@ -161,12 +174,26 @@ export function contextModel(input: ContextInput): ContextModel {
   const agents: AgentContext[] = [];
   const loadedSomewhere = new Set<string>();
   const reachMemo = new Map<string, boolean>();
+  let sorted: string[] | undefined;
+  /** Whether a glob matches some path: only the paths under the glob's literal prefix are tested (binary search). */
   const reaches = (globs: readonly string[]): boolean => {
     const key = globs.join('\0');
     let r = reachMemo.get(key);
     if (r === undefined) {
-      r = false;
-      for (const p of allPaths) if (matches(globs, p)) { r = true; break; }
+      sorted ??= [...allPaths].sort();
+      r = globs.some((g) => {
+        const m = /[*?[{\\!]/.exec(g);
+        const prefix = m ? g.slice(0, m.index) : g;
+        let lo = 0;
+        let hi = sorted!.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (sorted![mid]! < prefix) lo = mid + 1;
+          else hi = mid;
+        }
+        for (let i = lo; i < sorted!.length && sorted![i]!.startsWith(prefix); i++) if (matches([g], sorted![i]!)) return true;
+        return false;
+      });
       reachMemo.set(key, r);
     }
     return r;

@@ -15,8 +15,8 @@ import { CodeActionKind, DiagnosticSeverity, FileChangeType, type CodeAction, ty
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { FeatureContext, FeatureModule } from '../../lsp/feature';
 import { serverWork } from '../../lsp/idle';
-import { contextModel, type ContextModel } from '../../core/context/model';
-import { contextDiagnostics, type ContextDiagnostic } from '../../core/context/diagnostics';
+import { contextModel, type ContextCache, type ContextModel } from '../../core/context/model';
+import { contextDiagnostics, type ContextDiagnostic, type InstructionCache } from '../../core/context/diagnostics';
 import { AGENT_NAMES, isContextCandidate, type AgentId, type LoadClass } from '../../core/context/agents';
 import { LineIndex } from '../../core/lineIndex';
 import { tokenizer, DEFAULT_TOKENIZER, isTokenizerName } from '../../core/tokens';
@@ -39,8 +39,10 @@ interface Computed {
 /** One workspace folder's agent files and the model computed from them. */
 class FolderContext {
   private repo: Promise<RepositoryContext> | undefined;
-  /** Token counts by text: an edit recounts the edited file only. */
+  /** Token counts by text, parsed files and their instructions by path: an edit redoes the edited file only. */
   private readonly counts = new Map<string, number>();
+  private readonly views: ContextCache = new Map();
+  private readonly units: InstructionCache = new Map();
   private computed: { key: string; value: Computed } | undefined;
   private config: ToonLensConfig | undefined;
   /** Bumped on every change of a held text; part of the memo key. */
@@ -121,9 +123,10 @@ class FolderContext {
         return n;
       },
       options: repo.options,
+      cache: this.views,
     });
     const byPath = new Map<string, ContextDiagnostic[]>();
-    for (const d of contextDiagnostics(model, config.contextBudget ?? {})) {
+    for (const d of contextDiagnostics(model, config.contextBudget ?? {}, this.units)) {
       const l = byPath.get(d.path);
       if (l) l.push(d);
       else byPath.set(d.path, [d]);
