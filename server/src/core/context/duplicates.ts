@@ -26,16 +26,24 @@ const STOP = new Set(['the', 'and', 'for', 'are', 'with', 'that', 'this', 'you',
 const MIN_WORDS = 3;
 
 function normalize(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[*_`~]/g, '')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+  let t = s.toLowerCase();
+  if (/[*_`~]/.test(t)) t = t.replace(/[*_`~]/g, '');
+  if (t.includes('](')) t = t.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+  return t
     .replace(/\s+/g, ' ')
     .replace(/[\s.;:!?,]+$/, '')
     .trim();
 }
 
 const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || c === 39 || c === 45 || (c > 127 && /[\p{L}\p{N}]/u.test(String.fromCharCode(c)));
+
+function hasDigit(w: string): boolean {
+  for (let i = 0; i < w.length; i++) {
+    const c = w.charCodeAt(i);
+    if (c >= 48 && c <= 57) return true;
+  }
+  return false;
+}
 
 function nearKey(exact: string): string {
   const set = new Set<string>();
@@ -47,7 +55,7 @@ function nearKey(exact: string): string {
     while (b > a && !isWordChar(raw.charCodeAt(b - 1))) b--;
     let w = a === 0 && b === raw.length ? raw : raw.slice(a, b);
     // Numbers always count: "step 1" and "step 2" are different instructions.
-    if ((w.length < 3 && !/\d/.test(w)) || STOP.has(w)) continue;
+    if ((w.length < 3 && !hasDigit(w)) || STOP.has(w)) continue;
     if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
     set.add(w);
   }
