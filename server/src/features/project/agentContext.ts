@@ -25,8 +25,9 @@ import { ConfigLoader } from '../../node/config';
 import { readRepositoryContext, type RepositoryContext } from '../../node/contextFiles';
 import { readRegularText } from '../../node/files';
 import { contextJson } from '../../core/context/json';
+import { AGENT_CONTEXT_COMMAND } from '../../protocol/commands';
 
-export const AGENT_CONTEXT_COMMAND = 'toonlens.agentContext';
+export { AGENT_CONTEXT_COMMAND };
 
 const SEVERITY = { error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, info: DiagnosticSeverity.Information, hint: DiagnosticSeverity.Hint } as const;
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -272,7 +273,7 @@ export const agentContextFeature: FeatureModule = {
           let folder = folders.get(root);
           if (!folder) folders.set(root, (folder = new FolderContext(root, ctx, configs)));
           const { model, byPath } = await serverWork.track(folder.compute());
-          return contextJson(model, [...byPath.values()].flat(), tokenizer(DEFAULT_TOKENIZER).estimator);
+          return { ...(contextJson(model, [...byPath.values()].flat(), tokenizer(DEFAULT_TOKENIZER).estimator) as object), root };
         },
       },
       onDidChangeWatchedFiles(changes) {
