@@ -105,6 +105,12 @@ export interface FileView {
 }
 
 const lower = (s: string) => s.toLowerCase();
+/**
+ * A file name's extension, lower case. The agents' own naming conventions (Cursor rules are `.mdc`, Claude
+ * Code's rules, agents and commands `.md`) are about those folders, not about what ToonLens serves as markdown
+ * (core/files.ts answers that).
+ */
+const extOf = (name: string): string => (name.includes('.') ? lower(name.slice(name.lastIndexOf('.') + 1)) : '');
 export const dirOf = (p: string): string => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '');
 export const baseOf = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
 
@@ -157,7 +163,7 @@ function claude(files: readonly FileView[], skipped: Skipped[]): LoadSpec[] {
     }
     const rules = underFolder(f.path, '.claude/rules');
     if (rules) {
-      if (!name.endsWith('.md')) continue;
+      if (extOf(name) !== 'md') continue;
       const paths = stringList(f.frontmatter().data.paths);
       out.push(paths.length ? globSpec(f.path, rules.scope, paths, 'claude/rules-paths') : perFolder(f.path, rules.scope, 'claude/rules', 'claude/rules'));
       continue;
@@ -169,12 +175,12 @@ function claude(files: readonly FileView[], skipped: Skipped[]): LoadSpec[] {
       continue;
     }
     const agents = underFolder(f.path, '.claude/agents');
-    if (agents && name.endsWith('.md')) {
+    if (agents && extOf(name) === 'md') {
       out.push(onUse(f.path, 'claude/agent', f.frontmatter()));
       continue;
     }
     const commands = underFolder(f.path, '.claude/commands');
-    if (commands && name.endsWith('.md')) out.push(onUse(f.path, 'claude/command', f.frontmatter()));
+    if (commands && extOf(name) === 'md') out.push(onUse(f.path, 'claude/command', f.frontmatter()));
   }
   return out;
 }
@@ -211,8 +217,8 @@ function cursor(files: readonly FileView[], skipped: Skipped[]): LoadSpec[] {
     const name = lower(baseOf(f.path));
     const rules = underFolder(f.path, '.cursor/rules');
     if (rules) {
-      if (!name.endsWith('.mdc')) {
-        if (name.endsWith('.md')) skipped.push({ path: f.path, agent: 'cursor', reason: 'project rules must be .mdc files; a .md file in .cursor/rules is ignored' });
+      if (extOf(name) !== 'mdc') {
+        if (extOf(name) === 'md') skipped.push({ path: f.path, agent: 'cursor', reason: 'project rules must be .mdc files; a .md file in .cursor/rules is ignored' });
         continue;
       }
       const fm = f.frontmatter().data;
@@ -230,6 +236,12 @@ function cursor(files: readonly FileView[], skipped: Skipped[]): LoadSpec[] {
     }
   }
   return out;
+}
+
+/** `.github/skills/<name>/SKILL.md` or `.claude/skills/<name>/SKILL.md` (lower-cased path). */
+function isTopSkill(lp: string): boolean {
+  const parts = lp.split('/');
+  return parts.length === 4 && (parts[0] === '.github' || parts[0] === '.claude') && parts[1] === 'skills';
 }
 
 function copilot(files: readonly FileView[], skipped: Skipped[]): LoadSpec[] {
@@ -255,7 +267,7 @@ function copilot(files: readonly FileView[], skipped: Skipped[]): LoadSpec[] {
     } else if (name.endsWith('.agent.md') || name.endsWith('.chatmode.md')) {
       if (lp.startsWith('.github/agents/') || lp.startsWith('.github/chatmodes/')) out.push(onUse(f.path, 'copilot/agent', f.frontmatter()));
       else skipped.push({ path: f.path, agent: 'copilot', reason: 'custom agent files are read from .github/agents/' });
-    } else if (name === 'skill.md' && /^\.(github|claude)\/skills\/[^/]+\/skill\.md$/.test(lp)) out.push(onUse(f.path, 'copilot/skill', f.frontmatter()));
+    } else if (name === 'skill.md' && isTopSkill(lp)) out.push(onUse(f.path, 'copilot/skill', f.frontmatter()));
   }
   return out;
 }
@@ -300,8 +312,8 @@ export function isContextCandidate(path: string, opts: AgentOptions = {}): boole
   const name = lower(baseOf(path));
   if (['agents.md', 'agents.override.md', 'claude.md', 'claude.local.md', 'gemini.md', 'skill.md', 'copilot-instructions.md', '.cursorrules'].includes(name)) return true;
   if ((opts.codexFallbacks ?? []).some((n) => lower(n) === name) || (opts.geminiFileNames ?? []).some((n) => lower(n) === name)) return true;
-  if (name.endsWith('.instructions.md') || name.endsWith('.prompt.md') || name.endsWith('.agent.md') || name.endsWith('.chatmode.md') || name.endsWith('.mdc')) return true;
-  if (!name.endsWith('.md')) return false;
+  if (name.endsWith('.instructions.md') || name.endsWith('.prompt.md') || name.endsWith('.agent.md') || name.endsWith('.chatmode.md') || extOf(name) === 'mdc') return true;
+  if (extOf(name) !== 'md') return false;
   return ['.claude/rules', '.claude/agents', '.claude/commands', '.claude/skills', '.cursor/rules'].some((m) => underFolder(path, m) !== undefined);
 }
 

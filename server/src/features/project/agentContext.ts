@@ -19,6 +19,7 @@ import { contextModel, type ContextCache, type ContextModel } from '../../core/c
 import { contextDiagnostics, type ContextDiagnostic, type InstructionCache } from '../../core/context/diagnostics';
 import { AGENT_NAMES, isContextCandidate, type AgentId, type LoadClass } from '../../core/context/agents';
 import { LineIndex } from '../../core/lineIndex';
+import { isMarkdownPath } from '../../core/files';
 import { tokenizer, DEFAULT_TOKENIZER, isTokenizerName } from '../../core/tokens';
 import { EMPTY_CONFIG, isIgnored, type ToonLensConfig } from '../../core/config';
 import { ConfigLoader } from '../../node/config';
@@ -219,7 +220,7 @@ export const agentContextFeature: FeatureModule = {
 
     return {
       diagnostics: {
-        appliesTo: (doc) => folderOf(doc.uri) !== undefined && /\.(md|markdown|mdown|mkd|mdc)$/i.test(doc.uri),
+        appliesTo: (doc) => isMarkdownPath(doc.uri) && folderOf(doc.uri) !== undefined,
         async provide(doc) {
           const at = folderOf(doc.uri);
           if (!at) return [];
