@@ -73,22 +73,16 @@ function lineFinder(): (text: string, offset: number) => number {
 
 /** The pairs an agent loads together (docs/agent-context.md#diagnostics), as the duplicate search's two predicates. */
 function together(byPath: ReadonlyMap<string, ContextEntry>, forPath: string): Together {
-  if (forPath !== '') {
-    return {
-      eligible: (p) => {
-        const e = byPath.get(p);
-        return e !== undefined && !e.matchesNothing && (e.loaded || e.class === 'on-use');
-      },
-      anchor: (p) => byPath.get(p)?.loaded === true,
-    };
+  // One lookup per copy: 1 eligible, 2 eligible and an anchor.
+  const status = new Map<string, 1 | 2>();
+  for (const [p, e] of byPath) {
+    if (e.matchesNothing) continue;
+    if (forPath !== '') {
+      if (e.loaded) status.set(p, 2);
+      else if (e.class === 'on-use') status.set(p, 1);
+    } else status.set(p, e.class === 'always' ? 2 : 1);
   }
-  return {
-    eligible: (p) => {
-      const e = byPath.get(p);
-      return e !== undefined && !e.matchesNothing;
-    },
-    anchor: (p) => byPath.get(p)?.class === 'always',
-  };
+  return { eligible: (p) => status.has(p), anchor: (p) => status.get(p) === 2 };
 }
 
 /** Every context diagnostic of a model, grouped by nothing (each names its path), in path then offset order. */

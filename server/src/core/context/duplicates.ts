@@ -91,11 +91,27 @@ export function instructions(text: string, from = 0): Instruction[] {
   return out;
 }
 
+/** Keys by raw text: the same instruction repeated across a repository is normalized once. Bounded. */
+const keyMemo = new Map<string, { exact: string; near: string; words: number }>();
+const KEY_MEMO_ENTRIES = 100_000;
+
+function keysOf(raw: string): { exact: string; near: string; words: number } {
+  let k = keyMemo.get(raw);
+  if (!k) {
+    const exact = normalize(raw);
+    const words = exact.split(' ').length;
+    k = { exact, near: words >= MIN_WORDS ? nearKey(exact) : '', words };
+    if (keyMemo.size >= KEY_MEMO_ENTRIES) keyMemo.clear();
+    keyMemo.set(raw, k);
+  }
+  return k;
+}
+
 function push(out: Instruction[], text: string, start: number, end: number, removeStart: number, removeEnd: number): void {
   const raw = text.slice(start, end);
-  const exact = normalize(raw);
-  if (exact.split(' ').length < MIN_WORDS) return;
-  out.push({ start, end, removeStart, removeEnd, exact, near: nearKey(exact), text: raw.trim() });
+  const k = keysOf(raw);
+  if (k.words < MIN_WORDS) return;
+  out.push({ start, end, removeStart, removeEnd, exact: k.exact, near: k.near, text: raw.trim() });
 }
 
 /** The sentences of one paragraph line (a sentence ends at `.`, `!` or `?` followed by a space or the line's end). */
@@ -174,22 +190,24 @@ export function duplicatesAcross(files: readonly { path: string; instructions: r
   const out: DuplicateHit[] = [];
   const done = new Set<Instruction>();
   const scan = (list: Copy[][], exact: boolean) => {
-    for (const all of list) {
-      const group = all.filter((g) => together.eligible(g.path));
-      if (group.length < 2) continue;
-      // The first two copies in distinct files, and the first two in distinct anchor files: the other copy of
-      // any copy is among them.
-      const any: Copy[] = [];
-      const anchors: Copy[] = [];
+    const any: Copy[] = [];
+    const anchors: Copy[] = [];
+    for (const group of list) {
+      // The first two eligible copies in distinct files, and the first two in distinct anchor files: the other
+      // copy of any copy is among them.
+      any.length = 0;
+      anchors.length = 0;
       for (const g of group) {
-        if (any.length < 2 && !any.some((x) => x.path === g.path)) any.push(g);
-        if (anchors.length < 2 && together.anchor(g.path) && !anchors.some((x) => x.path === g.path)) anchors.push(g);
+        if (!together.eligible(g.path)) continue;
+        if (any.length < 2 && (any.length === 0 || any[0]!.path !== g.path)) any.push(g);
+        if (anchors.length < 2 && together.anchor(g.path) && (anchors.length === 0 || anchors[0]!.path !== g.path)) anchors.push(g);
         if (any.length === 2 && anchors.length === 2) break;
       }
       if (any.length < 2) continue;
       for (const g of group) {
-        if (done.has(g.at)) continue;
-        const other = (together.anchor(g.path) ? any : anchors).find((r) => r.path !== g.path);
+        if (done.has(g.at) || !together.eligible(g.path)) continue;
+        const pool = together.anchor(g.path) ? any : anchors;
+        const other = pool[0] && pool[0].path !== g.path ? pool[0] : pool[1] && pool[1].path !== g.path ? pool[1] : undefined;
         if (!other) continue;
         done.add(g.at);
         out.push({ path: g.path, at: g.at, other, exact });
