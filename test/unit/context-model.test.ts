@@ -5,11 +5,12 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { contextModel, type ContextEntry, type ContextModel } from '../../server/src/core/context/model';
 import { LOAD_RULES, type AgentId, type AgentOptions } from '../../server/src/core/context/agents';
 import { readRepositoryContext } from '../../server/src/node/contextFiles';
+import { workspaceFiles } from '../../server/src/node/workspaceFiles';
 import { tokenizer } from '../../server/src/core/tokens';
 import { FIXTURES, REPO_ROOT } from '../paths';
 
@@ -182,5 +183,25 @@ describe('the mixed fixture: duplicates, nesting, globs, imports and a cycle', (
     assert.equal(claudeTs.paidTokens, claudeRoot.alwaysTokens + entry(forTs, 'claude-code', 'src/CLAUDE.md')!.tokens);
     assert.equal(entry(forTs, 'copilot', '.github/instructions/ts.instructions.md')!.loaded, true);
     assert.equal(entry(root, 'copilot', '.github/instructions/ts.instructions.md')!.loaded, false);
+  });
+});
+
+describe('the repository walk', () => {
+  test('listings read in batches give the breadth-first, sorted order of a folder-by-folder walk', async () => {
+    const root = DIR;
+    const expected: string[] = [];
+    const queue = [''];
+    for (let q = 0; q < queue.length; q++) {
+      const rel = queue[q]!;
+      const ds = readdirSync(join(root, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const d of ds) {
+        const child = rel ? `${rel}/${d.name}` : d.name;
+        if (d.isDirectory()) queue.push(child);
+        else if (d.isFile()) expected.push(join(root, child));
+      }
+    }
+    const got = await workspaceFiles(root, { wanted: () => true, maxFiles: 1e6, maxEntries: 1e6, cancelled: () => false });
+    assert.deepEqual(got.files, expected);
+    assert.ok(expected.length > 60);
   });
 });
