@@ -13,6 +13,8 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import {
+  AGENT_CONTEXT_COMMAND,
+  AGENT_CONTEXT_VIEW,
   CLIENT_COMMANDS,
   COMMANDS,
   CONFIRM_REQUEST,
@@ -24,6 +26,7 @@ import {
   STATUS_NOTIFICATION,
   TRUST_GRANTED_NOTIFICATION,
   type ActiveEditorArg,
+  type AgentContextAnswer,
   type ConfirmParams,
   type PlanSummary,
   type StatusParams,
@@ -31,6 +34,7 @@ import {
 } from '../../server/src/protocol/commands';
 import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../../server/src/protocol/launch';
 import { MCP_PROVIDER_ID, MCP_SERVER_LABEL, mcpServerLaunch } from '../../server/src/protocol/mcp';
+import { AgentContextView } from './agentContextView';
 
 let client: LanguageClient | undefined;
 /** The server's latest status per document URI (shown only while that document is active). */
@@ -197,6 +201,16 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
     planViewChanged,
     commands.registerCommand(CLIENT_COMMANDS.showOutput, () => client?.outputChannel.show(true)),
     commands.registerCommand(CLIENT_COMMANDS.restartServer, () => restart(context, status)),
+  );
+  // The Agent Context view: the server's model of the active document's folder, refreshed on save and on demand.
+  const view = new AgentContextView(async () => {
+    const uri = window.activeTextEditor?.document.uri.toString();
+    return (await client?.sendRequest(ExecuteCommandRequest.type, { command: AGENT_CONTEXT_COMMAND, arguments: uri ? [{ uri }] : [] })) as AgentContextAnswer | undefined;
+  });
+  context.subscriptions.push(
+    window.registerTreeDataProvider(AGENT_CONTEXT_VIEW, view),
+    commands.registerCommand(CLIENT_COMMANDS.refreshAgentContext, () => view.refresh()),
+    workspace.onDidSaveTextDocument(() => view.refresh()),
   );
   context.subscriptions.push(workspace.onDidGrantWorkspaceTrust(() => void client?.sendNotification(TRUST_GRANTED_NOTIFICATION)));
   // The document selector is fixed when the client starts: a new language list restarts the server.

@@ -69,6 +69,7 @@ import { recipeCompletionFeature } from './features/json/recipeCompletion';
 import { projectConfigFeature } from './features/project/projectConfig';
 import { jsonCompletionFeature } from './features/json/completion';
 import { workspaceCheckFeature } from './features/project/workspaceCheck';
+import { agentContextFeature } from './features/project/agentContext';
 import { pushAll } from './core/arrays';
 import { isCancellation, requestCancelled } from './lsp/timeSlice';
 import { commandArgsProblem } from './lsp/commandArgs';
@@ -88,6 +89,7 @@ const FEATURES: FeatureModule[] = [
   recipeCompletionFeature,
   jsonCompletionFeature,
   workspaceCheckFeature,
+  agentContextFeature,
 ];
 // Tests only: a feature that throws on documents containing a marker (proves failures stay isolated).
 if (process.env.TOONLENS_FAULT_INJECTION) FEATURES.push(faultInjectionFeature(process.env.TOONLENS_FAULT_INJECTION));

@@ -81,7 +81,7 @@ describe("the producer's error codes (doc2toon)", () => {
 
 describe('--help and --version', () => {
   test('every command has --help with examples and an exit status line, on stdout, exit 0', async () => {
-    assert.deepEqual(COMMANDS, ['check', 'profile', 'convert', 'plan', 'validate', 'decode', 'apply', 'schema-diff', 'mcp']);
+    assert.deepEqual(COMMANDS, ['check', 'profile', 'convert', 'plan', 'validate', 'decode', 'apply', 'schema-diff', 'mcp', 'context']);
     for (const c of COMMANDS) {
       for (const h of ['--help', '-h']) {
         const r = await run([c, h]);

@@ -32,6 +32,7 @@ import { hintedPositions, LineIndex, type LineHints } from '../core/lineIndex';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, type WorkspaceReader } from '../core/types';
 import { pushAll } from '../core/arrays';
 import { printJson } from './jsonOut';
+import { ContextDiagnosticsByRoot } from '../node/contextCheck';
 
 export const CHECK_HELP = `Usage: toonlens check [options] [--] <files|dirs|globs…|->
 
@@ -186,12 +187,12 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
   const configFor = (abs: string) => explicitConfig ?? configs.forFile(abs);
   const settings: CheckSettings = { maxFileSizeMB: args.maxFileSizeMB };
   let ioError = false;
-  const files: { abs: string; explicit: boolean }[] = [];
+  const files: { abs: string; explicit: boolean; walkedFrom?: string }[] = [];
   const seen = new Set<string>();
-  const add = (abs: string, explicit: boolean) => {
+  const add = (abs: string, explicit: boolean, walkedFrom?: string) => {
     if (seen.has(abs)) return;
     seen.add(abs);
-    files.push({ abs, explicit });
+    files.push(walkedFrom !== undefined ? { abs, explicit, walkedFrom } : { abs, explicit });
   };
 
   const skippedNote = (path: string) => io.stderr(`toonlens check: ${display(io.cwd, path)}: a symlink to a file outside the folder being checked; skipped, not read\n`);
@@ -206,7 +207,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       st = undefined;
     }
     if (st?.isDirectory()) {
-      for (const f of walk(abs, io.cwd, configFor, walkOptions)) add(f, false);
+      for (const f of walk(abs, io.cwd, configFor, walkOptions)) add(f, false, abs);
     } else if (st) {
       if (skip(abs, false)) io.stderr(`toonlens check: ${display(io.cwd, abs)}: matches --ignore; skipped\n`);
       else add(abs, true);
@@ -229,6 +230,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
   let checked = 0;
   const paint = io.color && !args.outputFile && args.format === 'text' ? COLORS : NO_COLORS;
   const workspaces = new Map<string, WorkspaceReader | undefined>();
+  const contexts = new ContextDiagnosticsByRoot();
   /** Adds one checked file's diagnostics to the output. */
   const record = (abs: string, kind: FileReport['kind'], text: string | undefined, diagnostics: CoreDiagnostic[], lineHints?: CheckResult['lineHints']): void => {
     const rel = display(io.cwd, abs);
@@ -250,7 +252,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     files.push({ abs: resolve(io.cwd, args.stdin.name ?? STDIN_NAME), explicit: true });
   }
   const progress = progressLine(io, files.length);
-  for (const { abs, explicit } of files) {
+  for (const { abs, explicit, walkedFrom } of files) {
     progress.tick();
     const loaded = configFor(abs);
     if (loaded.problems.length && !reportedConfigs.has(loaded.file!)) {
@@ -300,6 +302,13 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
         checked--;
         ioError = notChecked(io, abs, err);
         continue;
+      }
+      // What the repository's agents load, and waste across files (docs/agent-context.md): the repository is the
+      // folder holding .git, else the folder being walked; a file named alone outside a repository has no context.
+      const contextRoot = existsSync(join(root, '.git')) ? root : walkedFrom;
+      if (kind === 'markdown' && contextRoot !== undefined && !stdinBytes) {
+        const context = await contexts.forFile(contextRoot, abs, configs.forDir(contextRoot, contextRoot).config);
+        if (context.length) diagnostics = [...diagnostics, ...context].sort((a, b) => a.range.start - b.range.start);
       }
       record(abs, kind, text, applyRuleLevels(diagnostics, rules));
       continue;

@@ -17,6 +17,7 @@ const commands: Record<string, () => Promise<Command>> = {
   apply: async () => (await import('./apply')).run,
   'schema-diff': async () => (await import('./schemaDiff')).run,
   mcp: async () => (await import('./mcp')).run,
+  context: async () => (await import('./context')).run,
 };
 
 export const HELP = `toonlens ${VERSION} — TOON savings for markdown, diagnostics for agent JSON
@@ -33,6 +34,7 @@ Commands:
   apply <report.json> [--tier auto|confirm|all] [--dry-run]        apply a report's exact_edits safely
   schema-diff <old.json> <new.json> [--role input|output]          classify schema changes
   mcp [--http PORT] [--allow-writes] [--root DIR]                  run the MCP server (stdio or HTTP)
+  context [DIR] [--agent NAME…] [--for PATH] [--json]              what each agent loads, in real tokens
 
 Examples:
   toonlens check .

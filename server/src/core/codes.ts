@@ -22,6 +22,7 @@ export const CODE_GROUPS = {
   critique: 'Critique report',
   recipe: 'Recipe-build MCP payloads and tool schemas',
   markdown: 'Markdown',
+  context: 'Agent context',
 } as const;
 export type CodeGroup = keyof typeof CODE_GROUPS;
 
@@ -116,6 +117,11 @@ export const CODES = {
   'toon/long-section': w('markdown', ['markdown'], "the engine's `long_section` warning, on the section's heading line"),
   'toon/split-candidate': i('markdown', ['markdown'], "the engine's `split_candidate` warning (it decides `split_first` like `long_section`), on the heading line"),
   'toon/token-regression': i('markdown', ['markdown'], "the engine's `token_regression` warning (#13): the section's TOON saves characters but fewer real tokens than `toonlens.minTokenSavings`, or under `toonlens.minTokenSavingsPct` (default 5) % of the section's real tokens, so the verdict is `review`, not `convert`; the message gives both counts and the tokenizer (`TOON saves characters but costs 1 token in o200k_base (154 → 155).`); on the heading line; none with `toonlens.tokenizer: estimate`"),
+
+  'context/duplicate-instruction': w('context', ['markdown'], 'the same instruction (a normalized sentence or list item, or the same content words) is in two files one agent loads together; the other copy is related information, the quick fix removes this one ([agent-context.md](agent-context.md#duplicates))'),
+  'context/over-budget': w('context', ['markdown'], "an agent's always-paid tokens exceed its `contextBudget` in `.toonlens.json`; on the costliest always-loaded file"),
+  'context/unreachable': w('context', ['markdown'], 'an agent file no agent loads (wrong folder or extension, a glob that matches no file), or an `@import` whose target is missing or past the depth limit'),
+  'context/import-cycle': i('context', ['markdown'], 'an `@import` that closes a cycle of imports (each file is still loaded once)'),
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -14,6 +14,7 @@ import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type Severity }
 import { isObject } from './json/value';
 import { fromPointer } from './json/pointer';
 import { clampSetting } from './settingRanges';
+import { isAgentId, type AgentId } from './context/agents';
 
 export { CONFIG_FILE_NAME } from './files';
 /**
@@ -49,6 +50,8 @@ export interface ToonLensConfig {
   minTokenSavingsPct?: number;
   /** Globs relative to the config file's folder. */
   ignore: string[];
+  /** Agent → tokens it may pay on every request (docs/agent-context.md). */
+  contextBudget?: Partial<Record<AgentId, number>>;
 }
 
 export const EMPTY_CONFIG: Readonly<ToonLensConfig> = Object.freeze({ rules: {}, documentKinds: {}, ignore: [] });
@@ -139,7 +142,14 @@ export function normalizeConfig(raw: unknown): ToonLensConfig {
     ...(typeof o.minTokenSavings === 'number' && Number.isInteger(o.minTokenSavings) && o.minTokenSavings >= 0 ? { minTokenSavings: clampSetting('minTokenSavings', o.minTokenSavings)! } : {}),
     ...(typeof o.minTokenSavingsPct === 'number' && Number.isFinite(o.minTokenSavingsPct) && o.minTokenSavingsPct >= 0 ? { minTokenSavingsPct: clampSetting('minTokenSavingsPct', o.minTokenSavingsPct)! } : {}),
     ignore: Array.isArray(o.ignore) ? o.ignore.filter((g): g is string => typeof g === 'string' && g !== '') : [],
+    ...(isObject(o.contextBudget) ? { contextBudget: normalizeBudget(o.contextBudget) } : {}),
   };
+}
+
+function normalizeBudget(raw: Record<string, unknown>): Partial<Record<AgentId, number>> {
+  const out: Partial<Record<AgentId, number>> = {};
+  for (const [k, v] of Object.entries(raw)) if (isAgentId(k) && typeof v === 'number' && Number.isInteger(v) && v >= 0) out[k] = v;
+  return out;
 }
 
 /** `rules` as given (config file or the `toonlens.rules` setting): unknown levels are dropped. */

@@ -29,32 +29,39 @@ export interface WalkResult {
   cancelled: boolean;
 }
 
-/** Walks `root` breadth-first (sorted within each folder), asynchronously so the server stays responsive. */
+/** Folders whose listings are read at once (their order of processing stays the queue's). */
+const READ_AHEAD = 32;
+
+/**
+ * Walks `root` breadth-first (sorted within each folder), asynchronously so the server stays responsive; up to
+ * {@link READ_AHEAD} folder listings are read concurrently and then processed in queue order, so the result is the
+ * one a folder-by-folder walk gives.
+ */
 export async function workspaceFiles(root: string, opts: WalkOptions): Promise<WalkResult> {
   const files: string[] = [];
   const queue: string[] = [''];
   let entries = 0;
-  for (let q = 0; q < queue.length; q++) {
+  for (let q = 0; q < queue.length; ) {
     if (opts.cancelled()) return { files, truncated: false, cancelled: true };
-    const rel = queue[q]!;
-    let dirents: fs.Dirent[];
-    try {
-      dirents = await fs.promises.readdir(nodePath.join(root, rel), { withFileTypes: true });
-    } catch {
-      continue; // unreadable folder: nothing to check in it
-    }
-    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const d of dirents) {
-      if (++entries > opts.maxEntries) return { files, truncated: true, cancelled: false };
-      const childRel = rel ? `${rel}/${d.name}` : d.name;
-      if (d.isDirectory()) {
-        if (SKIPPED_FOLDERS.has(d.name) || opts.ignored?.(childRel + '/')) continue;
-        queue.push(childRel);
-      } else if (d.isFile()) {
-        // Dirent types come from lstat semantics: a symlink is neither a file nor a directory here.
-        if (!opts.wanted(childRel) || opts.ignored?.(childRel)) continue;
-        if (files.length >= opts.maxFiles) return { files, truncated: true, cancelled: false };
-        files.push(nodePath.join(root, childRel));
+    const batch = queue.slice(q, q + READ_AHEAD);
+    const listings = await Promise.all(batch.map((rel) => fs.promises.readdir(nodePath.join(root, rel), { withFileTypes: true }).catch(() => undefined)));
+    for (let b = 0; b < batch.length; b++, q++) {
+      const rel = batch[b]!;
+      const dirents = listings[b];
+      if (!dirents) continue; // unreadable folder: nothing to check in it
+      dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const d of dirents) {
+        if (++entries > opts.maxEntries) return { files, truncated: true, cancelled: false };
+        const childRel = rel ? `${rel}/${d.name}` : d.name;
+        if (d.isDirectory()) {
+          if (SKIPPED_FOLDERS.has(d.name) || opts.ignored?.(childRel + '/')) continue;
+          queue.push(childRel);
+        } else if (d.isFile()) {
+          // Dirent types come from lstat semantics: a symlink is neither a file nor a directory here.
+          if (!opts.wanted(childRel) || opts.ignored?.(childRel)) continue;
+          if (files.length >= opts.maxFiles) return { files, truncated: true, cancelled: false };
+          files.push(nodePath.join(root, childRel));
+        }
       }
     }
   }

@@ -100,7 +100,29 @@ export const FORWARDED_COMMANDS: readonly string[] = Object.values(COMMANDS);
 export const CLIENT_COMMANDS = {
   showOutput: 'toonlens.showOutput',
   restartServer: 'toonlens.restartServer',
+  refreshAgentContext: 'toonlens.refreshAgentContext',
 } as const;
+
+/**
+ * Server command answering the agent context of a workspace folder (schemas/context.v1.json, plus `root`, the
+ * folder's absolute path). Argument: `{ uri }` of a document in the folder (default: the first folder).
+ */
+export const AGENT_CONTEXT_COMMAND = 'toonlens.agentContext';
+/** The id of the "Agent Context" view (package.json `contributes.views`). */
+export const AGENT_CONTEXT_VIEW = 'toonlens.agentContextView';
+
+/** What the view reads of the agent-context answer. */
+export interface AgentContextAnswer {
+  root?: string;
+  error?: string;
+  agents?: {
+    agent: string;
+    name: string;
+    always_tokens: number;
+    paid_tokens: number;
+    files: { path: string; class: 'always' | 'matching' | 'on-use'; tokens: number; always_tokens: number; globs?: string[]; imported_by?: string }[];
+  }[];
+}
 
 /**
  * Server command run by a Convert code action after its edit is applied: remembers the converted

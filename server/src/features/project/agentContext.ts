@@ -1,0 +1,307 @@
+/**
+ * Agent context in the editor (docs/agent-context.md): the context diagnostics on every markdown file of a
+ * workspace folder (duplicates with the other copy as related information and a quick fix removing this copy
+ * only; over budget; unreachable; import cycles), a lens on the first line of every agent file (which agents
+ * load it and how, its real tokens, the file it shares the most instructions with), and the
+ * `toonlens.agentContext` command answering the model as schemas/context.v1.json for views and scripts.
+ *
+ * One model per workspace folder: the folder is walked once; afterwards an edit or a watched-file change
+ * replaces that file's text only and the model is recomputed from the texts held, with token counts reused
+ * for every file whose text did not change. Open documents win over the disk.
+ */
+import * as nodePath from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CodeActionKind, DiagnosticSeverity, FileChangeType, type CodeAction, type CodeLens, type Diagnostic, type DiagnosticRelatedInformation } from 'vscode-languageserver/node';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { FeatureContext, FeatureModule } from '../../lsp/feature';
+import { serverWork } from '../../lsp/idle';
+import { contextModel, type ContextCache, type ContextModel } from '../../core/context/model';
+import { contextDiagnostics, type ContextDiagnostic, type InstructionCache } from '../../core/context/diagnostics';
+import { AGENT_NAMES, isContextCandidate, type AgentId, type LoadClass } from '../../core/context/agents';
+import { LineIndex } from '../../core/lineIndex';
+import { isMarkdownPath } from '../../core/files';
+import { tokenizer, DEFAULT_TOKENIZER, isTokenizerName } from '../../core/tokens';
+import { EMPTY_CONFIG, isIgnored, type ToonLensConfig } from '../../core/config';
+import { ConfigLoader } from '../../node/config';
+import { readRepositoryContext, type RepositoryContext } from '../../node/contextFiles';
+import { readRegularText } from '../../node/files';
+import { contextJson } from '../../core/context/json';
+import { AGENT_CONTEXT_COMMAND } from '../../protocol/commands';
+
+export { AGENT_CONTEXT_COMMAND };
+
+const SEVERITY = { error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, info: DiagnosticSeverity.Information, hint: DiagnosticSeverity.Hint } as const;
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+interface Computed {
+  model: ContextModel;
+  byPath: Map<string, ContextDiagnostic[]>;
+}
+
+/** One workspace folder's agent files and the model computed from them. */
+class FolderContext {
+  private repo: Promise<RepositoryContext> | undefined;
+  /** Token counts by text, parsed files and their instructions by path: an edit redoes the edited file only. */
+  private readonly counts = new Map<string, number>();
+  private readonly views: ContextCache = new Map();
+  private readonly units: InstructionCache = new Map();
+  private computed: { key: string; value: Computed } | undefined;
+  private config: ToonLensConfig | undefined;
+  /** Bumped on every change of a held text; part of the memo key. */
+  private generation = 0;
+
+  constructor(
+    readonly root: string,
+    private readonly ctx: FeatureContext,
+    private readonly configs: ConfigLoader,
+  ) {}
+
+  private loadRepo(): Promise<RepositoryContext> {
+    this.config ??= this.configs.forDir(this.root, this.root).config;
+    const ignore = this.config.ignore;
+    this.repo ??= readRepositoryContext(this.root, ignore.length ? { ignored: (rel) => isIgnored(ignore, rel.replace(/\/$/, '')) } : {});
+    return this.repo;
+  }
+
+  /** A file changed on disk: re-read it alone. */
+  async changed(rel: string, type: FileChangeType): Promise<void> {
+    if (!this.repo) return;
+    const repo = await this.repo;
+    const i = repo.files.findIndex((f) => f.path === rel);
+    if (type === FileChangeType.Deleted) {
+      if (i >= 0) repo.files.splice(i, 1);
+      const p = repo.allPaths.indexOf(rel);
+      if (p >= 0) repo.allPaths.splice(p, 1);
+    } else {
+      if (type === FileChangeType.Created && !repo.allPaths.includes(rel)) repo.allPaths.push(rel);
+      if (isContextCandidate(rel, repo.options) || i >= 0) {
+        const r = readRegularText(nodePath.join(this.root, rel));
+        if (r.ok) {
+          if (i >= 0) repo.files[i] = { path: rel, text: r.text };
+          else repo.files.push({ path: rel, text: r.text });
+        } else if (i >= 0) repo.files.splice(i, 1);
+      }
+    }
+    this.generation++;
+  }
+
+  configChanged(): void {
+    this.config = undefined;
+    this.repo = undefined;
+    this.generation++;
+  }
+
+  /** The model with the open documents' texts over the disk's. */
+  async compute(): Promise<Computed> {
+    const repo = await this.loadRepo();
+    const open = new Map<string, string>();
+    const versions: string[] = [];
+    for (const doc of this.ctx.documents.all()) {
+      const fs = this.ctx.fsPathOf(doc.uri);
+      if (!fs) continue;
+      const rel = nodePath.relative(this.root, fs);
+      if (!rel || rel.startsWith('..') || nodePath.isAbsolute(rel)) continue;
+      const p = rel.split(nodePath.sep).join('/');
+      open.set(p, doc.getText());
+      versions.push(`${p}@${doc.version}`);
+    }
+    const key = `${this.generation}|${versions.sort().join(',')}`;
+    if (this.computed?.key === key) return this.computed.value;
+    const files = repo.files.map((f) => ({ path: f.path, text: open.get(f.path) ?? f.text }));
+    for (const [p, text] of open) if (!repo.files.some((f) => f.path === p) && isContextCandidate(p, repo.options)) files.push({ path: p, text });
+    const config = this.config ?? EMPTY_CONFIG;
+    const tok = tokenizer(isTokenizerName(config.tokenizer) ? config.tokenizer : DEFAULT_TOKENIZER);
+    const counts = this.counts;
+    const model = contextModel({
+      files,
+      allPaths: repo.allPaths,
+      read: (p) => open.get(p) ?? repo.read(p),
+      count: (text) => {
+        let n = counts.get(text);
+        if (n === undefined) {
+          if (counts.size > 20_000) counts.clear();
+          counts.set(text, (n = tok.count(text)));
+        }
+        return n;
+      },
+      options: repo.options,
+      cache: this.views,
+    });
+    const byPath = new Map<string, ContextDiagnostic[]>();
+    for (const d of contextDiagnostics(model, config.contextBudget ?? {}, this.units)) {
+      const l = byPath.get(d.path);
+      if (l) l.push(d);
+      else byPath.set(d.path, [d]);
+    }
+    const value = { model, byPath };
+    this.computed = { key, value };
+    return value;
+  }
+}
+
+function relPath(root: string, fsPath: string): string | undefined {
+  const rel = nodePath.relative(root, fsPath);
+  if (!rel || rel.startsWith('..') || nodePath.isAbsolute(rel)) return undefined;
+  return rel.split(nodePath.sep).join('/');
+}
+
+/** The lens title of one file: who loads it and how, its tokens, the file it shares the most instructions with. */
+export function lensTitle(model: ContextModel, path: string, diagnostics: readonly ContextDiagnostic[]): string | undefined {
+  const byClass = new Map<string, AgentId[]>();
+  let tokens = 0;
+  for (const a of model.agents) {
+    const e = a.entries.find((x) => x.path === path);
+    if (!e) continue;
+    tokens = Math.max(tokens, e.tokens);
+    const label = e.class === 'matching' ? `when ${(e.globs ?? []).join(', ')}` : ({ always: 'always', 'on-use': 'on use' } as Record<LoadClass, string>)[e.class];
+    const l = byClass.get(label);
+    if (l) l.push(a.agent);
+    else byClass.set(label, [a.agent]);
+  }
+  if (byClass.size === 0) return diagnostics.some((d) => d.code === 'context/unreachable' && d.start === 0) ? 'loaded by no agent' : undefined;
+  const who = [...byClass].map(([label, agents]) => `${agents.map((x) => AGENT_NAMES[x]).join(', ')} (${label})`).join('; ');
+  const shared = new Map<string, number>();
+  for (const d of diagnostics) if (d.code === 'context/duplicate-instruction') for (const r of d.related ?? []) shared.set(r.path, (shared.get(r.path) ?? 0) + 1);
+  const top = [...shared].sort((a, b) => b[1] - a[1])[0];
+  return `loaded by ${who} · ${fmt(tokens)} tokens${top ? ` · also in ${top[0]}: ${top[1]} line${top[1] === 1 ? '' : 's'}` : ''}`;
+}
+
+/** One line per agent that loads the file: its class, the rule (docs/agent-context.md) and what each request pays for it. */
+function lensTooltip(model: ContextModel, path: string): string {
+  const lines: string[] = [];
+  for (const a of model.agents) {
+    const e = a.entries.find((x) => x.path === path);
+    if (!e) continue;
+    const paid = e.class === 'always' ? `${fmt(e.tokens)} tokens on every request` : e.class === 'on-use' ? `${fmt(e.alwaysTokens)} tokens on every request (its description), ${fmt(e.tokens)} when used` : `${fmt(e.tokens)} tokens when working on ${(e.globs ?? []).join(', ')}`;
+    lines.push(`${AGENT_NAMES[a.agent]}: ${paid} (rule ${e.rule}${e.via ? `, imported by ${e.via}` : ''})`);
+  }
+  if (!lines.length) lines.push('No agent loads this file (see its context/unreachable diagnostic).');
+  lines.push('', 'docs/agent-context.md: what each agent loads, and why.');
+  return lines.join('\n');
+}
+
+export const agentContextFeature: FeatureModule = {
+  name: 'agent-context',
+  create(ctx) {
+    const configs = new ConfigLoader();
+    const folders = new Map<string, FolderContext>();
+    const folderOf = (uri: string): { folder: FolderContext; rel: string } | undefined => {
+      const fs = ctx.fsPathOf(uri);
+      const root = ctx.workspaceRootOf(uri);
+      if (!fs || !root) return undefined;
+      const rel = relPath(root, fs);
+      if (!rel) return undefined;
+      let folder = folders.get(root);
+      if (!folder) folders.set(root, (folder = new FolderContext(root, ctx, configs)));
+      return { folder, rel };
+    };
+    const lineIndexes = new WeakMap<ContextModel, Map<string, LineIndex>>();
+    const rangeIn = (model: ContextModel, path: string, start: number, end: number) => {
+      let m = lineIndexes.get(model);
+      if (!m) lineIndexes.set(model, (m = new Map()));
+      let idx = m.get(path);
+      if (!idx) m.set(path, (idx = new LineIndex(model.texts.get(path) ?? '')));
+      return { start: idx.positionAt(start), end: idx.positionAt(end) };
+    };
+    const lastKey = new Map<string, string>();
+
+    const toLsp = (doc: TextDocument, root: string, model: ContextModel, d: ContextDiagnostic): Diagnostic => {
+      const related: DiagnosticRelatedInformation[] | undefined = d.related?.map((r) => ({ location: { uri: pathToFileURL(nodePath.join(root, r.path)).toString(), range: rangeIn(model, r.path, r.start, r.end) }, message: r.message }));
+      return {
+        range: { start: doc.positionAt(d.start), end: doc.positionAt(d.end) },
+        severity: SEVERITY[d.severity],
+        code: d.code,
+        source: 'toonlens',
+        message: d.message,
+        ...(related?.length ? { relatedInformation: related } : {}),
+        data: { version: doc.version, fixes: d.fix ? 1 : 0 },
+      };
+    };
+
+    return {
+      diagnostics: {
+        appliesTo: (doc) => isMarkdownPath(doc.uri) && folderOf(doc.uri) !== undefined,
+        async provide(doc) {
+          const at = folderOf(doc.uri);
+          if (!at) return [];
+          const { model, byPath } = await serverWork.track(at.folder.compute());
+          const mine = byPath.get(at.rel) ?? [];
+          // Another file's duplicates change with this one: refresh the open files whose diagnostics differ now.
+          const key = JSON.stringify(mine.map((d) => [d.code, d.start, d.message]));
+          lastKey.set(doc.uri, key);
+          for (const other of ctx.documents.all()) {
+            if (other.uri === doc.uri || !lastKey.has(other.uri)) continue;
+            const o = folderOf(other.uri);
+            if (!o || o.folder !== at.folder) continue;
+            const now = JSON.stringify((byPath.get(o.rel) ?? []).map((d) => [d.code, d.start, d.message]));
+            if (now !== lastKey.get(other.uri)) ctx.refreshDiagnostics(other.uri);
+          }
+          return mine.map((d) => toLsp(doc, at.folder.root, model, d));
+        },
+      },
+      async codeActions(doc, params) {
+        const at = folderOf(doc.uri);
+        if (!at) return [];
+        const wanted = params.context.diagnostics.filter((d) => d.source === 'toonlens' && d.code === 'context/duplicate-instruction');
+        if (!wanted.length) return [];
+        const { byPath } = await at.folder.compute();
+        const out: CodeAction[] = [];
+        for (const d of byPath.get(at.rel) ?? []) {
+          if (!d.fix) continue;
+          const start = doc.positionAt(d.start);
+          const lsp = wanted.find((w) => w.range.start.line === start.line && w.range.start.character === start.character);
+          if (!lsp) continue;
+          const edits = d.fix.edits.map((e) => ({ range: { start: doc.positionAt(e.start), end: doc.positionAt(e.end) }, newText: e.newText }));
+          out.push({ title: d.fix.title, kind: CodeActionKind.QuickFix, diagnostics: [lsp], isPreferred: false, edit: { documentChanges: [{ textDocument: { uri: doc.uri, version: doc.version }, edits }] } });
+        }
+        return out;
+      },
+      async codeLenses(doc) {
+        const at = folderOf(doc.uri);
+        if (!at) return [];
+        const { model, byPath } = await at.folder.compute();
+        const title = lensTitle(model, at.rel, byPath.get(at.rel) ?? []);
+        if (!title) return [];
+        const lens: CodeLens = { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, command: { title, tooltip: lensTooltip(model, at.rel), command: AGENT_CONTEXT_COMMAND, arguments: [{ uri: doc.uri }] } };
+        return [lens];
+      },
+      commands: {
+        async [AGENT_CONTEXT_COMMAND](args) {
+          const arg = args[0] as { uri?: string; for?: string } | undefined;
+          const uri = arg?.uri ?? ctx.documents.all()[0]?.uri;
+          const root = (uri && ctx.workspaceRootOf(uri)) ?? ctx.workspaceRoots()[0];
+          if (!root) return { error: 'no workspace folder' };
+          let folder = folders.get(root);
+          if (!folder) folders.set(root, (folder = new FolderContext(root, ctx, configs)));
+          const { model, byPath } = await serverWork.track(folder.compute());
+          return { ...(contextJson(model, [...byPath.values()].flat(), tokenizer(DEFAULT_TOKENIZER).estimator) as object), root };
+        },
+      },
+      onDidChangeWatchedFiles(changes) {
+        let touched = false;
+        const work: Promise<void>[] = [];
+        for (const c of changes) {
+          const fs = ctx.fsPathOf(c.uri);
+          if (!fs) continue;
+          if (nodePath.basename(fs) === '.toonlens.json') {
+            configs.clear();
+            for (const f of folders.values()) f.configChanged();
+            touched = true;
+            continue;
+          }
+          for (const f of folders.values()) {
+            const rel = relPath(f.root, fs);
+            if (!rel) continue;
+            work.push(f.changed(rel, c.type));
+            touched = true;
+          }
+        }
+        if (!touched) return;
+        void serverWork.track(Promise.all(work)).then(() => {
+          ctx.refreshDiagnostics(undefined, (doc) => lastKey.has(doc.uri));
+          ctx.refreshCodeLenses();
+        });
+      },
+    };
+  },
+};
