@@ -14,7 +14,7 @@ import { REPO_ROOT } from '../paths';
 import { assertBuilt, BIN, cli, startStdio, type McpSession } from '../mcp/client';
 import { deterministicEntry, generativeEntry, makeReport, sha, tempWorkspace, type TempWorkspace } from '../fixtures/report/helpers';
 
-const TOOL_NAMES = ['check', 'fix', 'profile', 'convert', 'plan', 'convert_section', 'validate_toon', 'decode_toon', 'schema_diff', 'apply_report'];
+const TOOL_NAMES = ['check', 'fix', 'profile', 'convert', 'plan', 'convert_section', 'validate_toon', 'decode_toon', 'schema_diff', 'context', 'apply_report'];
 
 let ws: TempWorkspace;
 let outside: TempWorkspace;
@@ -190,6 +190,17 @@ describe('toonlens mcp over stdio', () => {
       assert.deepEqual(inline.changes, expected, `inline, role ${role}`);
     }
     assert.match((await mcp.fails('schema_diff', { old_schema: {}, new_schema: {}, new_path: 'x.json' })).message, /give new_schema or new_path, not both/);
+  });
+
+  test('context: the per-agent context model deep-equals `context --json` (agents, --for, tokenizer)', async () => {
+    cpSync(join(REPO_ROOT, 'test', 'fixtures', 'context', 'mixed'), join(ws.root, 'ctx-mixed'), { recursive: true });
+    const dir = join(ws.root, 'ctx-mixed');
+    const expected = cli(['context', '--json', '--', '.'], dir).json as { agents: unknown[]; diagnostics: unknown[] };
+    assert.ok(expected.agents.length > 0 && expected.diagnostics.length > 0, 'the mixed fixture has agents and waste');
+    assert.deepEqual(await mcp.ok('context', { path: 'ctx-mixed' }), expected);
+    const narrowed = cli(['context', '--json', '--agent', 'claude-code', '--tokenizer', 'cl100k_base', '--', '.'], dir).json;
+    assert.deepEqual(await mcp.ok('context', { path: 'ctx-mixed', agent: ['claude-code'], tokenizer: 'cl100k_base' }), narrowed);
+    assert.match((await mcp.fails('context', { path: '../outside' })).message, /outside the server's roots/);
   });
 
   test('doc2toon names: validate/toon, content and options are aliases of ours', async () => {

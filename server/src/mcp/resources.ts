@@ -8,6 +8,7 @@ import critiqueSchema from '../../../schemas/critique-report.v1.json';
 import recipeInputSchema from '../../../schemas/recipe-input.v1.json';
 import recipeOutputSchema from '../../../schemas/recipe-output.v1.json';
 import configSchema from '../../../schemas/toonlens-config.v1.json';
+import contextSchema from '../../../schemas/context.v1.json';
 import { CODE_GROUPS, CODES } from '../core/codes';
 
 const SCHEMA_FILES: Readonly<Record<string, { schema: unknown; title: string }>> = {
@@ -17,6 +18,7 @@ const SCHEMA_FILES: Readonly<Record<string, { schema: unknown; title: string }>>
   'recipe-input.v1': { schema: recipeInputSchema, title: 'update_recipe_build arguments' },
   'recipe-output.v1': { schema: recipeOutputSchema, title: 'review_recipe_build result' },
   'toonlens-config.v1': { schema: configSchema, title: '.toonlens.json' },
+  'context.v1': { schema: contextSchema, title: 'toonlens context --json: what each agent loads' },
 };
 
 export const CODES_URI = 'toonlens://codes';
@@ -62,7 +64,8 @@ export function reviewPromptMessages(path: string): { role: 'user'; content: { t
     '',
     `1. Call the ToonLens tool \`plan\` with {"path": ${JSON.stringify(path)}}: which sections would be cheaper as TOON (action convert), the net savings, and whether a hybrid is recommended.`,
     `2. Call \`check\` with {"path": ${JSON.stringify(path)}}: duplicate rules, vague rules, long sections, split candidates, with their lines.`,
-    '3. Report, most tokens first: each finding with its section and line, why it wastes context, and a concrete edit (delete, merge, move into an on-demand skill, or convert the section with `convert_section`).',
+    '3. Call `context` (no arguments: the repository): which agents load this file and in which class, what each pays on every request, and the instructions it shares with other files loaded together (context/duplicate-instruction).',
+    '4. Report, most tokens first: each finding with its section and line, why it wastes context, and a concrete edit (delete, merge, move into an on-demand skill, or convert the section with `convert_section`).',
     '',
     'Quote the measured figures from the tool results; do not estimate. Change nothing unless asked.',
   ].join('\n');

@@ -160,6 +160,21 @@ export const SCHEMAS = {
       },
     },
   },
+  context: {
+    input: input({
+      path: str('The repository folder, inside the server\'s roots (default: the first root).'),
+      agent: { type: 'array', items: { type: 'string', enum: ['claude-code', 'codex', 'copilot', 'cursor', 'gemini'] }, uniqueItems: true, description: 'Only these agents (default: every one).' },
+      for: str('The working path (a file or folder in the repository): applies globs and nested files.'),
+      tokenizer: ENGINE.tokenizer!,
+    }),
+    output: {
+      type: 'object',
+      required: ['schema_version', 'for', 'tokenizer', 'agents', 'diagnostics'],
+      properties: { schema_version: { type: 'string' }, for: { type: 'string' }, tokenizer: { type: 'string' }, agents: { type: 'array' }, diagnostics: { type: 'array' } },
+      additionalProperties: true,
+      description: 'Exactly what `toonlens context --json` prints (full schema: resource toonlens://schemas/context.v1).',
+    },
+  },
   apply_report: {
     input: input(
       {

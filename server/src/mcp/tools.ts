@@ -9,6 +9,7 @@ import { run as runCheck } from '../cli/check';
 import { runConvert, runDecode, runPlan, runProfile, runValidate, strictDecode } from '../cli/engine';
 import { run as runSchemaDiff, schemaDiffRows } from '../cli/schemaDiff';
 import { applyReport, parseReport } from '../cli/apply';
+import { run as runContext } from '../cli/context';
 import { isInside } from '../core/agentJson/report/paths';
 import { findGitToplevel } from '../node/workspace';
 import { readInputText } from '../cli/input';
@@ -276,6 +277,24 @@ const tools: Tool[] = [
       };
       const changes = diffSchemas(await load(oldBy), await load(newBy), role);
       return { role, breaking: hasBreaking(changes), changes: schemaDiffRows(changes) };
+    },
+  },
+  {
+    name: 'context',
+    title: 'What each coding agent loads from a repository, in real tokens',
+    description: 'Per agent (Claude Code, Codex, Copilot, Cursor, Gemini CLI) the instruction, rule, skill and prompt files it loads for a working path, each with its class (always, matching, on use) and real token count, the total paid on every request, the import graph, and the waste (duplicate instructions across files loaded together, over-budget agents, unreachable files), exactly as `toonlens context --json` prints it.',
+    inputSchema: SCHEMAS.context.input,
+    outputSchema: SCHEMAS.context.output,
+    annotations: READ_ONLY,
+    async run(args, ctx) {
+      const roots = await ctx.roots.list();
+      const dir = typeof args.path === 'string' ? (await ctx.roots.resolve(args.path)).abs : roots[0] ?? process.cwd();
+      const argv = ['--json'];
+      for (const a of Array.isArray(args.agent) ? args.agent : []) argv.push('--agent', String(a));
+      if (typeof args.for === 'string') argv.push('--for', args.for);
+      if (typeof args.tokenizer === 'string') argv.push('--tokenizer', args.tokenizer);
+      argv.push('--', '.');
+      return cliJson(await runCli(runContext, argv, dir)) as Record<string, unknown>;
     },
   },
   {
