@@ -3,7 +3,8 @@
  * the editor's diagnostics for agent JSON, in CI. Exit 0: no error; 1: some error; 2: usage or I/O error.
  */
 import { readdirSync, lstatSync, statSync, existsSync, type Stats } from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { compileGlob } from '../core/glob';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { CODES, isDiagnosticCode } from '../core/codes';
@@ -20,7 +21,7 @@ import { readRegularFile, readRegularText } from '../node/files';
 import { WriteRefused, realRoot, replaceFile } from '../node/safeWrite';
 import { sha256Hex } from '../core/agentJson/report/text';
 import { isInside } from '../core/agentJson/report/paths';
-import { ConfigLoader, ignoredByConfig, readConfigFile, type LoadedConfig } from '../node/config';
+import { agentFileByConfig, ConfigLoader, ignoredByConfig, readConfigFile, type LoadedConfig } from '../node/config';
 import { applyRuleLevels, CONFIG_FILE_NAME, configDiagnostics } from '../core/config';
 import { markdownDiagnostics, toonFileDiagnostics } from '../core/markdown/diagnostics';
 import { isMarkdownPath, isToonPath } from '../core/files';
@@ -45,6 +46,8 @@ Options:
   --kind KIND                treat every JSON file as this kind (${DOCUMENT_KINDS.join(', ')})
   --max-file-size-mb N       skip larger files with an info diagnostic (default 50)
   --config FILE              use this config file instead of the nearest .toonlens.json
+  --token-notes              report toon/token-regression in every markdown file (default: only in
+                             files holding a \`\`\`toon fence; .toonlens.json tokenNotesAsDiagnostics)
   -h, --help                 show this help
   --version                  print the version
 
@@ -88,6 +91,7 @@ const CHECK_OPTIONS: OptionDefs = {
   kind: { type: 'string', choices: DOCUMENT_KINDS },
   'max-file-size-mb': { type: 'string' },
   config: { type: 'string' },
+  'token-notes': { type: 'boolean' },
 };
 
 function checkArgs(p: ParsedArgs): ParsedArgs & CheckArgs {
@@ -112,7 +116,7 @@ export interface FileReport {
   file: string;
   /** The agent-JSON kind, `markdown`, `toon` or `config` (a .toonlens.json); null for a named file that is none of them. */
   kind: DocumentKind | 'markdown' | 'toon' | 'config' | null;
-  diagnostics: { code: string; severity: CoreDiagnostic['severity']; message: string; range: { start: Position; end: Position } }[];
+  diagnostics: { code: string; severity: CoreDiagnostic['severity']; message: string; range: { start: Position; end: Position }; related?: { message: string; range: { start: Position; end: Position } }[] }[];
 }
 interface Position {
   line: number;
@@ -182,7 +186,10 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       if (d.severity === 'error') errors++;
       else if (d.severity === 'warning') warnings++;
       const range = { start: toPosition(d.range.start), end: toPosition(d.range.end) };
-      report.diagnostics.push({ code: d.code, severity: d.severity, message: d.message, range });
+      const entry: FileReport['diagnostics'][number] = { code: d.code, severity: d.severity, message: d.message, range };
+      if (d.related?.length) entry.related = d.related.map((r) => ({ message: r.message, range: { start: toPosition(r.range.start), end: toPosition(r.range.end) } }));
+      if (text !== undefined) FINGERPRINTS.set(entry, lineFingerprint(d.code, text, d.range.start));
+      report.diagnostics.push(entry);
       textLines.push(`${rel}:${range.start.line + 1}:${range.start.character + 1} ${d.severity} ${d.code} ${d.message}`);
     }
     reports.push(report);
@@ -230,7 +237,8 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       const text = decodeText(bytes);
       // The server's plan (EngineCache): the same sections and verdicts as planDocument, with each run of slices'
       // details released once measured (holding all of them makes the peak grow with the section count).
-      const diagnostics = kind === 'markdown' ? markdownDiagnostics(text, new EngineCache().plan(text, planOptions(loaded))) : toonFileDiagnostics(text);
+      const findings = { path: abs, agentFile: agentFileByConfig(loaded, abs), tokenNotes: flag(p, 'token-notes') || loaded.config.tokenNotesAsDiagnostics === true };
+      const diagnostics = kind === 'markdown' ? markdownDiagnostics(text, new EngineCache().plan(text, planOptions(loaded)), findings) : toonFileDiagnostics(text);
       record(abs, kind, text, applyRuleLevels(diagnostics, rules));
       continue;
     }
@@ -258,7 +266,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
   }
 
   if (args.format === 'json') printJson(io, reports);
-  else if (args.format === 'sarif') printJson(io, toSarif(reports));
+  else if (args.format === 'sarif') printJson(io, toSarif(reports, io.cwd));
   else {
     if (textLines.length) io.stdout(textLines.join('\n') + '\n');
     io.stderr(`${checked} document${checked === 1 ? '' : 's'} checked: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`);
@@ -462,20 +470,61 @@ function display(cwd: string, abs: string): string {
 
 const SARIF_LEVEL: Record<CoreDiagnostic['severity'], NonNullable<Result['level']>> = { error: 'error', warning: 'warning', info: 'note', hint: 'note' };
 
-/** A SARIF rule for a code: the catalogue's description and default severity. */
+const DOCS_URI = 'https://github.com/toonlens/toonlens/blob/main/docs/diagnostics.md';
+
+/**
+ * What a finding's fingerprint is made of, kept beside the printed report (never part of the JSON format):
+ * the code and the finding's line content, so an alert survives lines added above it.
+ */
+const FINGERPRINTS = new WeakMap<object, string>();
+
+/** The code and the trimmed content of the line holding `offset`, hashed (SHA-256, first 16 hex digits). */
+function lineFingerprint(code: string, text: string, offset: number): string {
+  const at = Math.max(0, Math.min(offset, text.length));
+  const from = text.lastIndexOf('\n', at - 1) + 1;
+  let to = text.indexOf('\n', at);
+  if (to < 0) to = text.length;
+  return sha256Hex(new TextEncoder().encode(`${code}\0${text.slice(from, to).trim()}`)).slice(0, 16);
+}
+
+/** A catalogue description as plain text: markdown code marks dropped. */
+function plain(text: string): string {
+  return text.replace(/`+ ?([^`]*?) ?`+/g, '$1');
+}
+
+/** A SARIF rule for a code: the catalogue's description (short: its first clause; full), help and default severity. */
 function sarifRule(id: string): ReportingDescriptor {
   const info = isDiagnosticCode(id) ? CODES[id] : undefined;
+  if (!info) return { id, name: id, shortDescription: { text: `ToonLens diagnostic ${id}` }, helpUri: DOCS_URI };
+  const full = plain(info.description);
+  const first = full.split(/[;:] /)[0]!;
   return {
     id,
     name: id,
-    shortDescription: { text: info ? info.description.replace(/`/g, '') : `ToonLens diagnostic ${id}` },
-    ...(info ? { defaultConfiguration: { level: SARIF_LEVEL[info.severity] } } : {}),
-    helpUri: 'https://github.com/toonlens/toonlens/blob/main/docs/diagnostics.md',
+    shortDescription: { text: first.length >= 12 ? first : full },
+    fullDescription: { text: full },
+    help: { text: `${id}: ${full}. Reference: ${DOCS_URI}`, markdown: `**${id}** (default ${info.severity}): ${info.description}.\n\n[ToonLens diagnostics reference](${DOCS_URI})` },
+    defaultConfiguration: { level: SARIF_LEVEL[info.severity] },
+    helpUri: DOCS_URI,
   };
 }
 
-/** The reports as one SARIF 2.1.0 run (code-scanning upload): one rule per code, 1-based regions, relative URIs. */
-export function toSarif(reports: FileReport[]): Log {
+/** A report's file as a SARIF artifact location: relative to the working folder (%SRCROOT%) when inside it, else a file URI. */
+function artifactLocation(file: string): { uri: string; uriBaseId?: string } {
+  if (isAbsolute(file)) return { uri: pathToFileURL(file).href };
+  return { uri: file.split('/').map(encodeURIComponent).join('/'), uriBaseId: '%SRCROOT%' };
+}
+
+function sarifRegion(range: { start: Position; end: Position }) {
+  return { startLine: range.start.line + 1, startColumn: range.start.character + 1, endLine: range.end.line + 1, endColumn: range.end.character + 1 };
+}
+
+/**
+ * The reports as one SARIF 2.1.0 run (code-scanning upload): one rule per code with its full description and
+ * help, 1-based regions, URIs relative to the working folder, related locations (a repeated rule's first
+ * occurrence) and partial fingerprints (the code and the line's content, with an occurrence count per file).
+ */
+export function toSarif(reports: FileReport[], cwd?: string): Log {
   const ruleIds = [...new Set(reports.flatMap((r) => r.diagnostics.map((d) => d.code)))].sort();
   const ruleIndex = new Map(ruleIds.map((id, i) => [id, i]));
   return {
@@ -491,28 +540,26 @@ export function toSarif(reports: FileReport[]): Log {
             rules: ruleIds.map(sarifRule),
           },
         },
+        ...(cwd ? { originalUriBaseIds: { '%SRCROOT%': { uri: pathToFileURL(cwd.endsWith(sep) ? cwd : cwd + sep).href } } } : {}),
         columnKind: 'utf16CodeUnits',
-        results: reports.flatMap((r) =>
-          r.diagnostics.map((d): Result => ({
-            ruleId: d.code,
-            ruleIndex: ruleIndex.get(d.code),
-            level: SARIF_LEVEL[d.severity],
-            message: { text: d.message },
-            locations: [
-              {
-                physicalLocation: {
-                  artifactLocation: { uri: encodeURI(r.file), uriBaseId: '%SRCROOT%' },
-                  region: {
-                    startLine: d.range.start.line + 1,
-                    startColumn: d.range.start.character + 1,
-                    endLine: d.range.end.line + 1,
-                    endColumn: d.range.end.character + 1,
-                  },
-                },
-              },
-            ],
-          })),
-        ),
+        results: reports.flatMap((r) => {
+          const seen = new Map<string, number>();
+          return r.diagnostics.map((d): Result => {
+            const base = FINGERPRINTS.get(d) ?? sha256Hex(new TextEncoder().encode(`${d.code}\0${d.message}`)).slice(0, 16);
+            const n = (seen.get(base) ?? 0) + 1;
+            seen.set(base, n);
+            const location = artifactLocation(r.file);
+            return {
+              ruleId: d.code,
+              ruleIndex: ruleIndex.get(d.code),
+              level: SARIF_LEVEL[d.severity],
+              message: { text: d.message },
+              locations: [{ physicalLocation: { artifactLocation: location, region: sarifRegion(d.range) } }],
+              ...(d.related?.length ? { relatedLocations: d.related.map((x, id) => ({ id, message: { text: x.message }, physicalLocation: { artifactLocation: location, region: sarifRegion(x.range) } })) } : {}),
+              partialFingerprints: { primaryLocationLineHash: `${base}:${n}` },
+            };
+          });
+        }),
       },
     ],
   };

@@ -110,11 +110,11 @@ export const CODES = {
   'schema-drift/additive': i('recipe', ['json-schema'], 'an additive change: a new optional property, a loosened constraint'),
 
   'toon/fence-decode': e('markdown', ['markdown', 'toon'], 'a ```` ```toon ```` fence or a `.toon` file fails a strict TOON decode; the range is the failing line'),
-  'toon/duplicate-rule': w('markdown', ['markdown'], "the engine's `duplicate_rule` warning, where it points"),
-  'toon/vague-rule': i('markdown', ['markdown'], "the engine's `vague_rule` warning, where it points"),
-  'toon/long-section': w('markdown', ['markdown'], "the engine's `long_section` warning, on the section's heading line"),
-  'toon/split-candidate': i('markdown', ['markdown'], "the engine's `split_candidate` warning (it decides `split_first` like `long_section`), on the heading line"),
-  'toon/token-regression': i('markdown', ['markdown'], "the engine's `token_regression` warning (#13): the section's TOON saves characters but fewer real tokens than `toonlens.minTokenSavings`, so the verdict is `review`, not `convert`; the message gives both counts and the tokenizer (`TOON saves characters but costs 1 token in o200k_base (154 → 155).`); on the heading line; none with `toonlens.tokenizer: estimate`"),
+  'toon/duplicate-rule': w('markdown', ['markdown'], "a rule that repeats an earlier one anywhere in the file: the same text after normalization (case, spacing, list marker, final punctuation), or a near-duplicate that differs only in filler words and inflections (docs/engine.md); names the earlier occurrence; files agents load only"),
+  'toon/vague-rule': w('markdown', ['markdown'], "an instruction without an action, condition or check (\"be careful\", \"as appropriate\" without a concrete handle), where it stands; files agents load only"),
+  'toon/long-section': i('markdown', ['markdown'], "a section too long for one instruction block (characters, lines or bullets), on its heading line; files agents load only"),
+  'toon/split-candidate': i('markdown', ['markdown'], "a section mixing several triggers, or policy with procedure (it decides `split_first` like `long_section`), on its heading line; files agents load only"),
+  'toon/token-regression': i('markdown', ['markdown'], "the engine's `token_regression` warning: the section's TOON saves characters but fewer real tokens than `toonlens.minTokenSavings`, so the verdict is `review`, not `convert`; the message gives both counts and the tokenizer (`TOON saves characters but costs 1 token in o200k_base (154 → 155).`); on the heading line; a diagnostic only in a file holding a ```` ```toon ```` fence or with `toonlens.tokenNotesAsDiagnostics` (else lens and hover content); none with `toonlens.tokenizer: estimate`"),
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -44,11 +44,18 @@ export interface ToonLensConfig {
   documentKinds: Record<string, DocumentKind>;
   tokenizer?: Tokenizer;
   minTokenSavings?: number;
+  /** Token notes (`toon/token-regression`) as diagnostics in every markdown file, not only in converted ones. */
+  tokenNotesAsDiagnostics?: boolean;
   /** Globs relative to the config file's folder. */
   ignore: string[];
+  /**
+   * Globs (relative to the config file's folder, as `ignore`) of more files agents load, beyond the ones known
+   * by name and location (core/files.ts isAgentFile): they get the agent-file advice too.
+   */
+  agentFiles: string[];
 }
 
-export const EMPTY_CONFIG: Readonly<ToonLensConfig> = Object.freeze({ rules: {}, documentKinds: {}, ignore: [] });
+export const EMPTY_CONFIG: Readonly<ToonLensConfig> = Object.freeze({ rules: {}, documentKinds: {}, ignore: [], agentFiles: [] });
 
 export interface ParsedConfig {
   /** What the file validly says (invalid entries are dropped, so a typo does not disable everything). */
@@ -85,7 +92,7 @@ export function parseConfig(text: string): ParsedConfig {
   const errors: ParseError[] = [];
   const raw: unknown = parseJsonc(body, errors, { allowTrailingComma: true, disallowComments: false });
   const problems: string[] = errors.map((e) => `line ${lineOf(body, e.offset)}: ${printParseErrorCode(e.error)}`);
-  if (problems.length) return { config: { ...EMPTY_CONFIG, rules: {}, documentKinds: {}, ignore: [] }, problems };
+  if (problems.length) return { config: { ...EMPTY_CONFIG, rules: {}, documentKinds: {}, ignore: [], agentFiles: [] }, problems };
   problems.push(...validate(raw).map(describe));
   return { config: normalizeConfig(raw), problems };
 }
@@ -100,7 +107,9 @@ export function normalizeConfig(raw: unknown): ToonLensConfig {
       : {},
     ...(typeof o.tokenizer === 'string' && (TOKENIZERS as readonly string[]).includes(o.tokenizer) ? { tokenizer: o.tokenizer as Tokenizer } : {}),
     ...(typeof o.minTokenSavings === 'number' && Number.isInteger(o.minTokenSavings) && o.minTokenSavings >= 0 ? { minTokenSavings: o.minTokenSavings } : {}),
+    ...(typeof o.tokenNotesAsDiagnostics === 'boolean' ? { tokenNotesAsDiagnostics: o.tokenNotesAsDiagnostics } : {}),
     ignore: Array.isArray(o.ignore) ? o.ignore.filter((g): g is string => typeof g === 'string' && g !== '') : [],
+    agentFiles: Array.isArray(o.agentFiles) ? o.agentFiles.filter((g): g is string => typeof g === 'string' && g !== '') : [],
   };
 }
 

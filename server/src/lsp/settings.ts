@@ -23,6 +23,8 @@ export interface ToonLensSettings {
   tokenizer: TokenizerName;
   /** The token gate's minimum saving in real tokens. */
   minTokenSavings: number;
+  /** Token notes (`toon/token-regression`) as diagnostics in every markdown document, not only in converted ones. */
+  tokenNotesAsDiagnostics: boolean;
   /**
    * Diagnostic code → level: the project's `.toonlens.json` rules with the user's `toonlens.rules` over them
    * (the setting is the editor-only choice and wins per code; docs/config.md).
@@ -40,6 +42,9 @@ export interface ProjectSettings {
   ignored: boolean;
   tokenizer?: Tokenizer;
   minTokenSavings?: number;
+  tokenNotesAsDiagnostics?: boolean;
+  /** The config's `agentFiles` globs name the document: it gets the agent-file advice. */
+  agentFile?: boolean;
 }
 
 /** The part of a project config the settings take (built by the server from node/config's loader). */
@@ -50,6 +55,8 @@ export interface ProjectConfigForDocument {
   ignored: boolean;
   tokenizer?: Tokenizer;
   minTokenSavings?: number;
+  tokenNotesAsDiagnostics?: boolean;
+  agentFile?: boolean;
 }
 
 /**
@@ -62,6 +69,8 @@ export function withProjectConfig(settings: ToonLensSettings, project: ProjectCo
   const p: ProjectSettings = { file: project.file, ignored: project.ignored };
   if (project.tokenizer !== undefined) p.tokenizer = project.tokenizer;
   if (project.minTokenSavings !== undefined) p.minTokenSavings = project.minTokenSavings;
+  if (project.tokenNotesAsDiagnostics !== undefined) p.tokenNotesAsDiagnostics = project.tokenNotesAsDiagnostics;
+  if (project.agentFile) p.agentFile = true;
   return {
     ...settings,
     documentKinds: { ...settings.documentKinds, ...project.documentKinds },
@@ -69,6 +78,8 @@ export function withProjectConfig(settings: ToonLensSettings, project: ProjectCo
     // How tokens are counted and the token gate are the project's policy: the file wins, so CI and the editor agree.
     ...(project.tokenizer !== undefined ? { tokenizer: project.tokenizer } : {}),
     ...(project.minTokenSavings !== undefined ? { minTokenSavings: project.minTokenSavings } : {}),
+    // What check reports is the project's too: the file wins, so CI and the editor show the same findings.
+    ...(project.tokenNotesAsDiagnostics !== undefined ? { tokenNotesAsDiagnostics: project.tokenNotesAsDiagnostics } : {}),
     project: p,
   };
 }
@@ -81,6 +92,7 @@ export const DEFAULT_SETTINGS: Readonly<ToonLensSettings> = Object.freeze<ToonLe
   trace: { server: 'off' },
   tokenizer: DEFAULT_TOKENIZER,
   minTokenSavings: DEFAULT_MIN_TOKEN_SAVINGS,
+  tokenNotesAsDiagnostics: false,
   rules: {},
 });
 
@@ -120,6 +132,7 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
   const trace = pick('trace.server');
   const tok = pick('tokenizer');
   const minTok = pick('minTokenSavings');
+  const notes = pick('tokenNotesAsDiagnostics');
   return {
     documentKinds: kinds,
     maxFileSizeMB: typeof maxMB === 'number' && Number.isFinite(maxMB) && maxMB > 0 ? maxMB : DEFAULT_SETTINGS.maxFileSizeMB,
@@ -131,6 +144,7 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
     trace: { server: trace === 'messages' || trace === 'verbose' ? trace : 'off' },
     tokenizer: isTokenizerName(tok) ? tok : DEFAULT_SETTINGS.tokenizer,
     minTokenSavings: typeof minTok === 'number' && Number.isFinite(minTok) ? minTok : DEFAULT_SETTINGS.minTokenSavings,
+    tokenNotesAsDiagnostics: typeof notes === 'boolean' ? notes : DEFAULT_SETTINGS.tokenNotesAsDiagnostics,
     rules: normalizeRules(pick('rules')),
   };
 }

@@ -34,7 +34,7 @@ import {
   type VerdictV1,
 } from './verdict';
 import { beyondLatin1, compactSlice, latin1Copy } from './text';
-import { duplicateRuleWarnings, shiftWarning, type DuplicateMemo, type RuleGroup, type VerdictWarning } from './warnings';
+import { duplicateRuleWarning, findDuplicates, shiftWarning, type DuplicateFinding, type DuplicateMemo, type KeyGroup, type VerdictWarning } from './warnings';
 import { DEFAULT_CHARS_PER_TOKEN, measureChars, tokenEstimates } from './measure';
 import type { CoreDiagnostic } from '../types';
 
@@ -89,6 +89,8 @@ export interface PlanResult {
   tokenizer: TokenizerName;
   /** The document's tokens against the hybrid's (source − Σ savings of the converted sections), computed on first read. */
   tokens: { tokenizer: TokenizerName; estimator: string; source: number; hybrid: number; savings: number };
+  /** Repeated rules across the whole text, each with the earlier one it repeats (the diagnostics' duplicate-rule), computed on first read. */
+  readonly duplicates: DuplicateFinding[];
 }
 
 type Analyze = (text: string, s: Slice) => SliceAnalysis;
@@ -226,17 +228,24 @@ function docProfile(d: DocAnalysis, sourceType: SourceType): VerdictProfile {
   return { name: profileName(stats), title, source_type: sourceType, stats };
 }
 
+/** The document's slices as duplicate-detection groups (every slice, in order; one without rules adds none). */
+function keyGroups(d: DocAnalysis): KeyGroup[] {
+  return d.analyses.map((a, i) => {
+    const s = d.slices[i]!;
+    return { keys: a.dupKeys, charBase: s.charStart, lineBase: s.lineStart - 1, section: a.section };
+  });
+}
+
 /** Analysis warnings of the whole document, in whole-document coordinates. */
 function docWarnings(d: DocAnalysis): VerdictWarning[] {
-  const memo = d.duplicateMemo;
-  const groups: RuleGroup[] = [];
   const out: VerdictWarning[] = [];
   d.analyses.forEach((a, i) => {
     const s = d.slices[i]!;
-    if (a.rules.length) groups.push({ rules: a.rules, charBase: s.charStart, lineBase: s.lineStart - 1 });
     for (const w of a.ownWarnings) out.push(shiftWarning(w, s.charStart, s.lineStart - 1));
   });
-  return [...duplicateRuleWarnings(groups, memo), ...out];
+  // The evidence (the rule's text) is read only for the repeats, so a document without any parses nothing again.
+  const dups = findDuplicates(keyGroups(d), d.duplicateMemo).map((f) => duplicateRuleWarning(f, d.analyses[f.group]!.rules[f.index]!.unit.text));
+  return [...dups, ...out];
 }
 
 function tokenizerOf(opts: EngineOptions): Tokenizer {
@@ -785,6 +794,7 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
   const segmentAt = (i: number) => (sections[i] as PlannedSection).segment();
   let planTokens: PlanResult['tokens'] | undefined;
   let verdict: VerdictV1 | undefined;
+  let duplicates: DuplicateFinding[] | undefined;
   // The whole-document verdict (its composed candidate, cross-section duplicates) and the hybrid text are
   // built on first read (enumerable accessors, memoized): lenses, diagnostics and the status bar read only
   // the sections and contextPlan, so an edit does not re-compose the whole document for them.
@@ -800,6 +810,9 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
     tokenizer: tok.name,
     get tokens(): PlanResult['tokens'] {
       return (planTokens ??= countPlan());
+    },
+    get duplicates(): DuplicateFinding[] {
+      return (duplicates ??= findDuplicates(keyGroups(d), d.duplicateMemo));
     },
   };
 }

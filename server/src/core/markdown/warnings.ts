@@ -27,13 +27,6 @@ export const LONG_SECTION_MAX_CHARS = 1500;
 export const LONG_SECTION_MAX_LINES = 40;
 export const LONG_SECTION_MAX_BULLETS = 12;
 export const LONG_SECTION_TABLE_SHARE = 0.6;
-/** Near-duplicate rules: Jaccard similarity of word sets at or above this, both with ≥ 4 distinct words. */
-export const NEAR_DUPLICATE_JACCARD = 0.8;
-export const NEAR_DUPLICATE_MIN_WORDS = 4;
-/** Bound on near-duplicate comparisons per rule (candidates share a MinHash anchor). */
-export const NEAR_DUPLICATE_MAX_CANDIDATES = 6;
-/** At most this many (most recent) rules per MinHash bucket (a word shared by thousands of rules adds nothing). */
-export const NEAR_DUPLICATE_BUCKET_MAX = 32;
 /** split_candidate: this many distinct trigger openings in one section. */
 export const SPLIT_MIN_TRIGGERS = 3;
 export const SPLIT_MIN_POLICY_RULES = 3;
@@ -103,7 +96,7 @@ export function isVagueRule(text: string): boolean {
   return matchesUnquoted(WEAK_VAGUE_PHRASES, text, spans) && !CONCRETE_HANDLE.test(text);
 }
 
-const DUP_SUGGESTION = 'Merge these rules or keep only the version with the clearest action and scope.';
+export const DUPLICATE_SUGGESTION = 'Merge these rules or keep only the version with the clearest action and scope.';
 const VAGUE_SUGGESTION = 'Rewrite as a concrete rule with an action, condition, and verification step.';
 const LONG_SUGGESTION = 'Consider splitting this into a shorter canonical rule plus one or more task-specific skill files.';
 const SPLIT_SUGGESTION = 'Keep the short canonical instruction here and move detailed procedure into a focused skill file.';
@@ -125,6 +118,61 @@ export function ruleWords(norm: string): string[] {
   return [...new Set(norm.match(/[\p{L}\p{N}_]+/gu) ?? [])];
 }
 
+/**
+ * Units without a rule keyword ("Run the tests before asking for review.") take part in duplicate detection
+ * only with at least this many distinct words (short phrases such as "See below." repeat legitimately).
+ */
+export const VERBATIM_MIN_WORDS = 5;
+/** A near-duplicate needs at least this many content words (fewer: only a verbatim repeat counts). */
+export const NEAR_DUPLICATE_MIN_WORDS = 3;
+
+/**
+ * Words whose presence or absence does not change what a rule asks for (articles, pronouns, politeness,
+ * intensifiers, modal strength). Two rules are near-duplicates when they say the same content words in the
+ * same order and differ only in these words and in inflection ("test" / "tests"): a difference in any other
+ * word ("delete" / "update", "before" / "after", "always" / "never") makes them two rules. Negations are never
+ * filler.
+ */
+export const FILLER_WORDS: ReadonlySet<string> = new Set([
+  'a', 'an', 'the', 'this', 'that', 'these', 'those', 'it', 'its', 'you', 'your', 'we', 'our', 'us', 'please',
+  'always', 'also', 'just', 'really', 'very', 'all', 'every', 'each', 'any', 'to', 'be', 'is', 'are', 'and',
+  'then', 'make', 'sure', 'must', 'should', 'shall', 'will', 'ensure', 'so',
+]);
+
+/** A word's stem for comparing near-duplicates: a few English inflections dropped ("runs", "tested", "testing"). */
+export function ruleStem(w: string): string {
+  if (w.length > 5 && w.endsWith('ies')) return w.slice(0, -3) + 'y';
+  if (w.length > 5 && w.endsWith('ing')) return w.slice(0, -3);
+  if (w.length > 4 && w.endsWith('ed')) return w.slice(0, -2);
+  if (w.length > 4 && w.endsWith('es')) return w.slice(0, -2);
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
+  return w;
+}
+
+const SEED_A = 0x811c9dc5;
+const SEED_B = 0x9747b28c;
+
+/** A 53-bit hash of a text (two FNV-1a passes): equal texts share it, different ones practically never. */
+function hash53(text: string): number {
+  return fnv1a(text, SEED_A) * 0x200000 + (fnv1a(text, SEED_B) & 0x1fffff);
+}
+
+/**
+ * What duplicate detection keeps of a unit (no text): kept with the slice's analysis for as long as the
+ * section is unchanged, so document-wide detection after an edit never parses an unchanged section again.
+ */
+export interface DupKey {
+  /** Hash of the normalized text: verbatim repeats share it. */
+  key: number;
+  /** Hash of the content words' stems in order (filler dropped): near-duplicates share it; 0 for too few words. */
+  near: number;
+  /** Slice-relative offsets and 0-based lines of the unit. */
+  start: number;
+  end: number;
+  lineStart: number;
+  lineEnd: number;
+}
+
 /** Rules of one slice with the offsets that make their positions whole-document. */
 export interface RuleGroup {
   rules: RuleRef[];
@@ -132,177 +180,132 @@ export interface RuleGroup {
   lineBase: number;
 }
 
-export interface RuleRef {
-  norm: string;
-  words: string[];
-  /** The words' FNV-1a hashes, sorted and distinct (built once per rule, shared by every comparison). */
-  wordHashes: Uint32Array;
-  /** MinHash LSH band keys (near-duplicate candidates share one). */
-  anchors: string[];
-  unit: TextUnit;
-  /** Display name of the section holding the rule. */
+/** The duplicate keys of one slice with the offsets that make their positions whole-document. */
+export interface KeyGroup {
+  keys: readonly DupKey[];
+  charBase: number;
+  lineBase: number;
+  /** Display name of the section. */
   section: string;
 }
 
-function unitRange(u: TextUnit, charBase: number, lineBase: number): WarningRange {
+export interface RuleRef {
+  norm: string;
+  unit: TextUnit;
+  /** Display name of the section holding the rule. */
+  section: string;
+  dup: DupKey;
+}
+
+function unitRange(u: { start: number; end: number; lineStart: number; lineEnd: number }, charBase: number, lineBase: number): WarningRange {
   return { line_start: u.lineStart + 1 + lineBase, line_end: u.lineEnd + 1 + lineBase, char_start: u.start + charBase, char_end: u.end + charBase };
 }
 
-function jaccard(a: RuleRef, b: RuleRef): number {
-  const x = a.wordHashes;
-  const y = b.wordHashes;
-  // Jaccard ≥ t needs |small| / |big| ≥ t: many pairs stop here.
-  if (Math.min(x.length, y.length) < NEAR_DUPLICATE_JACCARD * Math.max(x.length, y.length)) return 0;
-  // Merge of two sorted hash arrays (distinct words; a 32-bit collision can only raise the score).
-  let i = 0;
-  let j = 0;
-  let inter = 0;
-  while (i < x.length && j < y.length) {
-    if (x[i]! === y[j]!) {
-      inter++;
-      i++;
-      j++;
-    } else if (x[i]! < y[j]!) i++;
-    else j++;
-  }
-  return inter / (x.length + y.length - inter);
-}
-
 /**
- * duplicate_rule over rules in source order: a rule equal (after normalization) to an earlier
- * one, or a near-duplicate of one. Near-duplicate candidates come from an inverted index on
- * each rule's rarest words, bounded per rule, so the pass stays linear on big documents.
- */
-/**
- * Memo for document-level duplicate detection: which rules were repeats depends only on the
- * sequence of normalized rules, so an edit that changes no rule reuses the last answer.
+ * Memo for document-level duplicate detection: which units are repeats depends only on the sequence of
+ * keys, so an edit that changes no rule reuses the last answer.
  */
 export interface DuplicateMemo {
-  norms: string[][];
-  hits: [number, number][];
+  keys: number[][];
+  /** [group, index, first group, first index]: a repeat and the earlier unit it repeats. */
+  hits: [number, number, number, number][];
 }
 
-function sameNorms(groups: RuleGroup[], memo: DuplicateMemo): boolean {
-  if (memo.norms.length !== groups.length) return false;
-  for (let g = 0; g < groups.length; g++) {
-    const a = groups[g]!.rules;
-    const b = memo.norms[g]!;
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (a[i]!.norm !== b[i]) return false;
-  }
-  return true;
-}
-
-function unchangedPrefix(groups: RuleGroup[], memo: DuplicateMemo): number {
-  const n = Math.min(groups.length, memo.norms.length);
+function unchangedPrefix(groups: readonly KeyGroup[], memo: DuplicateMemo): number {
+  const n = Math.min(groups.length, memo.keys.length);
   for (let g = 0; g < n; g++) {
-    const a = groups[g]!.rules;
-    const b = memo.norms[g]!;
+    const a = groups[g]!.keys;
+    const b = memo.keys[g]!;
     if (a.length !== b.length) return g;
-    for (let i = 0; i < a.length; i++) if (a[i]!.norm !== b[i]) return g;
+    for (let i = 0; i < a.length; i++) if (a[i]!.key !== b[i]) return g;
   }
   return n;
 }
 
-function duplicateWarning(r: RuleRef, g: RuleGroup): VerdictWarning {
-  return {
-    code: 'duplicate_rule',
-    severity: 'warning',
-    message: `Possible duplicate rule in "${r.section}".`,
-    suggestion: DUP_SUGGESTION,
-    evidence: r.unit.text,
-    range: unitRange(r.unit, g.charBase, g.lineBase),
-  };
+/** A repeated unit and the earlier one it repeats, in whole-document coordinates. */
+export interface DuplicateFinding {
+  range: WarningRange;
+  section: string;
+  first: WarningRange;
+  firstSection: string;
+  /** Whether the two are the same text after normalization (else a near-duplicate). */
+  verbatim: boolean;
+  /** Where the repeat is: its group and index. */
+  group: number;
+  index: number;
 }
 
-export function duplicateRuleWarnings(groups: RuleGroup[] | RuleRef[], memo?: { last?: DuplicateMemo }): VerdictWarning[] {
-  const gs: RuleGroup[] = groups.length > 0 && 'rules' in groups[0]! ? (groups as RuleGroup[]) : [{ rules: groups as RuleRef[], charBase: 0, lineBase: 0 }];
-  if (memo?.last && sameNorms(gs, memo.last)) return memo.last.hits.map(([g, i]) => duplicateWarning(gs[g]!.rules[i]!, gs[g]!));
-  // Groups before the first changed one keep their answers (a rule's status depends only on
-  // earlier rules); their rules are replayed into the state without comparisons.
-  const prefix = memo?.last ? unchangedPrefix(gs, memo.last) : 0;
-  const hits: [number, number][] = memo?.last ? memo.last.hits.filter(([g]) => g < prefix) : [];
-  const out: VerdictWarning[] = hits.map(([g, i]) => duplicateWarning(gs[g]!.rules[i]!, gs[g]!));
-  const exact = new Set<string>();
-  // MinHash buckets: the most recent rules sharing an anchor.
-  const index = new Map<string, RuleRef[]>();
-  const remember = (r: RuleRef, anchors: string[]) => {
-    exact.add(r.norm);
-    for (const w of anchors) {
-      let l = index.get(w);
-      if (!l) index.set(w, (l = []));
-      if (l.length >= NEAR_DUPLICATE_BUCKET_MAX) l.splice(0, l.length >> 1);
-      l.push(r);
-    }
-  };
-  for (let gi = 0; gi < prefix; gi++) {
-    for (const r of gs[gi]!.rules) remember(r, r.words.length >= NEAR_DUPLICATE_MIN_WORDS ? r.anchors : []);
-  }
-  for (let gi = prefix; gi < gs.length; gi++) {
-    const g = gs[gi]!;
-    for (let ri = 0; ri < g.rules.length; ri++) {
-      const r = g.rules[ri]!;
-      let dup = exact.has(r.norm);
-      const anchors = r.words.length >= NEAR_DUPLICATE_MIN_WORDS ? r.anchors : [];
-      if (!dup && anchors.length) {
-        let budget = NEAR_DUPLICATE_MAX_CANDIDATES;
-        outer: for (const w of anchors) {
-          const bucket = index.get(w);
-          if (!bucket) continue;
-          for (let k = bucket.length - 1; k >= 0; k--) {
-            if (jaccard(r, bucket[k]!) >= NEAR_DUPLICATE_JACCARD) {
-              dup = true;
-              break outer;
-            }
-            if (--budget <= 0) break outer;
-          }
-        }
-      }
-      if (dup) {
-        out.push(duplicateWarning(r, g));
-        hits.push([gi, ri]);
-      }
-      remember(r, anchors);
-    }
-  }
-  if (memo) memo.last = { norms: gs.map((g) => g.rules.map((r) => r.norm)), hits };
-  return out;
+function finding(gs: readonly KeyGroup[], [g, i, fg, fi]: [number, number, number, number]): DuplicateFinding {
+  const a = gs[g]!;
+  const b = gs[fg]!;
+  const k = a.keys[i]!;
+  const f = b.keys[fi]!;
+  return { range: unitRange(k, a.charBase, a.lineBase), section: a.section, first: unitRange(f, b.charBase, b.lineBase), firstSection: b.section, verbatim: k.key === f.key, group: g, index: i };
 }
-
-const MINHASH_SEEDS = [0x811c9dc5, 0x9747b28c, 0x5bd1e995, 0x27d4eb2f, 0x165667b1, 0x85ebca6b];
 
 /**
- * MinHash LSH band keys: six min-hashes (fixed seeds) in three bands of two. Two rule word sets
- * with Jaccard J share a band with probability 1 − (1 − J²)³ (≥ 0.95 at J = 0.8, 0.58 at
- * J = 0.5), so near-duplicates meet in a bucket while unrelated rules rarely do.
+ * duplicate_rule over units in source order, across the whole text (docs/engine.md#5-warnings): a unit equal
+ * (after normalization) to an earlier one, or one saying an earlier one's content words in the same order
+ * (filler and inflections aside). Two hash lookups per unit: linear in the text.
  */
-export function minHashAnchors(words: string[]): string[] {
-  const mins: string[] = [];
-  for (let k = 0; k < MINHASH_SEEDS.length; k++) {
-    let best = '';
-    let bestH = Infinity;
-    for (const w of words) {
-      const h = fnv1a(w, MINHASH_SEEDS[k]!);
-      if (h < bestH || (h === bestH && w < best)) {
-        bestH = h;
-        best = w;
-      }
+export function findDuplicates(gs: readonly KeyGroup[], memo?: { last?: DuplicateMemo }): DuplicateFinding[] {
+  const last = memo?.last;
+  const prefix = last ? unchangedPrefix(gs, last) : 0;
+  if (last && prefix === gs.length && last.keys.length === gs.length) return last.hits.map((h) => finding(gs, h));
+  // Groups before the first changed one keep their answers (a unit's status depends only on earlier units);
+  // their units are replayed into the maps without lookups.
+  const hits: [number, number, number, number][] = last ? last.hits.filter(([g]) => g < prefix) : [];
+  const exact = new Map<number, [number, number]>();
+  const near = new Map<number, [number, number]>();
+  const remember = (k: DupKey, at: [number, number]) => {
+    if (!exact.has(k.key)) exact.set(k.key, at);
+    if (k.near !== 0 && !near.has(k.near)) near.set(k.near, at);
+  };
+  for (let gi = 0; gi < prefix; gi++) gs[gi]!.keys.forEach((k, ki) => remember(k, [gi, ki]));
+  for (let gi = prefix; gi < gs.length; gi++) {
+    const keys = gs[gi]!.keys;
+    for (let ki = 0; ki < keys.length; ki++) {
+      const k = keys[ki]!;
+      const first = exact.get(k.key) ?? (k.near !== 0 ? near.get(k.near) : undefined);
+      if (first) hits.push([gi, ki, first[0], first[1]]);
+      remember(k, [gi, ki]);
     }
-    mins.push(best);
   }
-  return [0, 1, 2].map((b) => `${b}\u0001${mins[2 * b]}\u0001${mins[2 * b + 1]}`);
+  if (memo) memo.last = { keys: gs.map((g) => g.keys.map((k) => k.key)), hits };
+  return hits.map((h) => finding(gs, h));
 }
 
-/** Rules of a parsed slice (list items and sentences carrying a rule keyword). */
+/** A duplicate finding as the engine's duplicate_rule warning (verdict.v1), with the repeat's text as evidence. */
+export function duplicateRuleWarning(f: DuplicateFinding, evidence: string): VerdictWarning {
+  return { code: 'duplicate_rule', severity: 'warning', message: `Possible duplicate rule in "${f.section}".`, suggestion: DUPLICATE_SUGGESTION, evidence, range: f.range };
+}
+
+/** The engine's duplicate_rule warnings (verdict.v1) of rule groups: {@link findDuplicates} on their keys. */
+export function duplicateRuleWarnings(groups: RuleGroup[] | RuleRef[], memo?: { last?: DuplicateMemo }): VerdictWarning[] {
+  const gs: RuleGroup[] = groups.length > 0 && 'rules' in groups[0]! ? (groups as RuleGroup[]) : [{ rules: groups as RuleRef[], charBase: 0, lineBase: 0 }];
+  const keyGroups = gs.map((g) => ({ keys: g.rules.map((r) => r.dup), charBase: g.charBase, lineBase: g.lineBase, section: g.rules[0]?.section ?? '' }));
+  return findDuplicates(keyGroups, memo).map((f) => duplicateRuleWarning(f, gs[f.group]!.rules[f.index]!.unit.text));
+}
+
+/** The duplicate key of a normalized unit (see {@link DupKey}). */
+export function dupKey(norm: string, u: { start: number; end: number; lineStart: number; lineEnd: number }): DupKey {
+  const content: string[] = [];
+  for (const w of norm.match(/[\p{L}\p{N}_]+/gu) ?? []) if (!FILLER_WORDS.has(w)) content.push(ruleStem(w));
+  const near = content.length >= NEAR_DUPLICATE_MIN_WORDS ? hash53(content.join(' ')) || 1 : 0;
+  return { key: hash53(norm), near, start: u.start, end: u.end, lineStart: u.lineStart, lineEnd: u.lineEnd };
+}
+
+/**
+ * Units of a parsed slice that duplicate detection looks at: list items and sentences carrying a rule keyword,
+ * and any other of at least {@link VERBATIM_MIN_WORDS} distinct words.
+ */
 export function sliceRules(p: ParsedSlice, section: string): RuleRef[] {
   const out: RuleRef[] = [];
   for (const u of p.units) {
-    if (!isRuleText(u)) continue;
     const norm = normalizeRule(u.text);
     if (!norm) continue;
-    const words = ruleWords(norm);
-    const wordHashes = Uint32Array.from(new Set(words.map((w) => fnv1a(w, 0x811c9dc5)))).sort();
-    out.push({ norm, words, wordHashes, anchors: minHashAnchors(words), unit: u, section });
+    if (!isRuleText(u) && ruleWords(norm).length < VERBATIM_MIN_WORDS) continue;
+    out.push({ norm, unit: u, section, dup: dupKey(norm, u) });
   }
   return out;
 }

@@ -7,7 +7,7 @@
 import type { CompletionList, Diagnostic, Hover } from 'vscode-languageserver/node';
 import { CONFIG_SCHEMA, configDiagnostics } from '../../core/config';
 import { fileRole } from '../../core/files';
-import { ConfigLoader, ignoredByConfig } from '../../node/config';
+import { agentFileByConfig, ConfigLoader, ignoredByConfig } from '../../node/config';
 import type { FeatureModule } from '../../lsp/feature';
 import { toLspDiagnostic } from '../../lsp/diagnostics';
 import type { ProjectConfigForDocument } from '../../lsp/settings';
@@ -35,6 +35,8 @@ export const projectConfigFeature: FeatureModule = {
       const out: ProjectConfigForDocument = { file: loaded.file, rules: c.rules, documentKinds: c.documentKinds, ignored: ignoredByConfig(loaded, fsPath) };
       if (c.tokenizer !== undefined) out.tokenizer = c.tokenizer;
       if (c.minTokenSavings !== undefined) out.minTokenSavings = c.minTokenSavings;
+      if (c.tokenNotesAsDiagnostics !== undefined) out.tokenNotesAsDiagnostics = c.tokenNotesAsDiagnostics;
+      if (agentFileByConfig(loaded, fsPath)) out.agentFile = true;
       return out;
     });
     return {
