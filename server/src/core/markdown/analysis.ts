@@ -12,7 +12,7 @@ import type { CoreDiagnostic } from '../types';
 import { modelAlnum, sourceAlnum } from './coverage';
 import type { Tokenizer, TokenizerName } from '../tokens';
 import { profileName, sliceStats, emptyStats, RULE_RE, type ProfileName, type Stats } from './stats';
-import { duplicateRuleWarnings, sliceRules, type DupKey, type RuleRef, type VerdictWarning } from './warnings';
+import { dupKeysOf, duplicateRuleWarnings, sliceRules, type DupKeys, type RuleRef, type VerdictWarning } from './warnings';
 import { sliceRuleWarnings } from './rules';
 import { SmallMap } from '../smallMap';
 import { inlineDirectives, type InlineDirective } from './inlineControl';
@@ -70,7 +70,7 @@ export interface SliceAnalysis extends Readonly<SliceDetail> {
   /** Duplicate rules within the slice alone (slice-relative). */
   localDuplicates: VerdictWarning[];
   /** What document-wide duplicate detection needs of the slice's rules (kept when the detail is released). */
-  dupKeys: readonly DupKey[];
+  dupKeys: DupKeys;
   sourceAlnum: number;
   /** The slice text's token count with `tok`, memoized (per tokenizer). */
   sourceTokens(tok: Tokenizer): number;
@@ -222,7 +222,7 @@ class Analysis implements SliceAnalysis {
     this.ownWarnings = own.length ? own.map(detachWarning) : NO_WARNINGS;
     const dups = duplicateRuleWarnings(d.rules);
     this.localDuplicates = dups.length ? dups.map(detachWarning) : NO_WARNINGS;
-    this.dupKeys = d.rules.length ? d.rules.map((r) => r.dup) : NO_KEYS;
+    this.dupKeys = d.rules.length ? dupKeysOf(d.rules) : NO_KEYS;
   }
 
   private packStats(st: Stats): void {
@@ -436,7 +436,7 @@ export const NO_WARNINGS: VerdictWarning[] = [];
 
 /** A warning whose evidence is a flat copy (it may be cut from the slice text). */
 /** The shared empty list of duplicate keys. */
-const NO_KEYS: readonly DupKey[] = Object.freeze([]);
+const NO_KEYS: DupKeys = new Float64Array(0);
 
 function detachWarning(w: VerdictWarning): VerdictWarning {
   // (messages are made of the detached section name; suggestions are constants)

@@ -34,7 +34,7 @@ import {
   type VerdictV1,
 } from './verdict';
 import { beyondLatin1, compactSlice, latin1Copy } from './text';
-import { duplicateRuleWarning, findDuplicates, shiftWarning, type DuplicateFinding, type DuplicateMemo, type KeyGroup, type VerdictWarning } from './warnings';
+import { duplicateFinding, duplicateRuleWarning, findDuplicates, shiftWarning, type DuplicateFinding, type DuplicateMemo, type VerdictWarning } from './warnings';
 import { DEFAULT_CHARS_PER_TOKEN, measureChars, tokenEstimates } from './measure';
 import type { CoreDiagnostic } from '../types';
 
@@ -228,24 +228,26 @@ function docProfile(d: DocAnalysis, sourceType: SourceType): VerdictProfile {
   return { name: profileName(stats), title, source_type: sourceType, stats };
 }
 
-/** The document's slices as duplicate-detection groups (every slice, in order; one without rules adds none). */
-function keyGroups(d: DocAnalysis): KeyGroup[] {
-  return d.analyses.map((a, i) => {
-    const s = d.slices[i]!;
-    return { keys: a.dupKeys, charBase: s.charStart, lineBase: s.lineStart - 1, section: a.section };
-  });
+/** The document's repeated rules, each with the earlier one it repeats (rules read only for the slices that hold one). */
+function docDuplicates(d: DocAnalysis): DuplicateFinding[] {
+  const hits = findDuplicates(d.analyses.map((a) => a.dupKeys), d.duplicateMemo);
+  if (hits.length === 0) return [];
+  const slice = (g: number) => {
+    const a = d.analyses[g]!;
+    const s = d.slices[g]!;
+    return { rules: a.rules, charBase: s.charStart, lineBase: s.lineStart - 1, section: a.section };
+  };
+  return hits.map((h) => duplicateFinding(h, slice));
 }
 
 /** Analysis warnings of the whole document, in whole-document coordinates. */
 function docWarnings(d: DocAnalysis): VerdictWarning[] {
-  const out: VerdictWarning[] = [];
+  const out: VerdictWarning[] = docDuplicates(d).map(duplicateRuleWarning);
   d.analyses.forEach((a, i) => {
     const s = d.slices[i]!;
     for (const w of a.ownWarnings) out.push(shiftWarning(w, s.charStart, s.lineStart - 1));
   });
-  // The evidence (the rule's text) is read only for the repeats, so a document without any parses nothing again.
-  const dups = findDuplicates(keyGroups(d), d.duplicateMemo).map((f) => duplicateRuleWarning(f, d.analyses[f.group]!.rules[f.index]!.unit.text));
-  return [...dups, ...out];
+  return out;
 }
 
 function tokenizerOf(opts: EngineOptions): Tokenizer {
@@ -812,7 +814,7 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
       return (planTokens ??= countPlan());
     },
     get duplicates(): DuplicateFinding[] {
-      return (duplicates ??= findDuplicates(keyGroups(d), d.duplicateMemo));
+      return (duplicates ??= docDuplicates(d));
     },
   };
 }

@@ -158,20 +158,12 @@ function hash53(text: string): number {
 }
 
 /**
- * What duplicate detection keeps of a unit (no text): kept with the slice's analysis for as long as the
- * section is unchanged, so document-wide detection after an edit never parses an unchanged section again.
+ * What duplicate detection keeps of a slice's units: two hashes a unit — its normalized text's (verbatim
+ * repeats share it) and its content words' stems in order, filler dropped (near-duplicates share it; 0 for
+ * too few words) — as [key, near, key, near, …]. Kept with the slice's analysis as long as the section is
+ * unchanged, so document-wide detection after an edit never parses an unchanged section again.
  */
-export interface DupKey {
-  /** Hash of the normalized text: verbatim repeats share it. */
-  key: number;
-  /** Hash of the content words' stems in order (filler dropped): near-duplicates share it; 0 for too few words. */
-  near: number;
-  /** Slice-relative offsets and 0-based lines of the unit. */
-  start: number;
-  end: number;
-  lineStart: number;
-  lineEnd: number;
-}
+export type DupKeys = Float64Array;
 
 /** Rules of one slice with the offsets that make their positions whole-document. */
 export interface RuleGroup {
@@ -180,24 +172,28 @@ export interface RuleGroup {
   lineBase: number;
 }
 
-/** The duplicate keys of one slice with the offsets that make their positions whole-document. */
-export interface KeyGroup {
-  keys: readonly DupKey[];
-  charBase: number;
-  lineBase: number;
-  /** Display name of the section. */
-  section: string;
-}
-
 export interface RuleRef {
   norm: string;
   unit: TextUnit;
   /** Display name of the section holding the rule. */
   section: string;
-  dup: DupKey;
+  /** Hash of the normalized text. */
+  key: number;
+  /** Hash of the content stems in order, or 0. */
+  near: number;
 }
 
-function unitRange(u: { start: number; end: number; lineStart: number; lineEnd: number }, charBase: number, lineBase: number): WarningRange {
+/** The duplicate keys of a slice's rules (see {@link DupKeys}). */
+export function dupKeysOf(rules: readonly RuleRef[]): DupKeys {
+  const out = new Float64Array(rules.length * 2);
+  rules.forEach((r, i) => {
+    out[2 * i] = r.key;
+    out[2 * i + 1] = r.near;
+  });
+  return out;
+}
+
+function unitRange(u: TextUnit, charBase: number, lineBase: number): WarningRange {
   return { line_start: u.lineStart + 1 + lineBase, line_end: u.lineEnd + 1 + lineBase, char_start: u.start + charBase, char_end: u.end + charBase };
 }
 
@@ -206,20 +202,63 @@ function unitRange(u: { start: number; end: number; lineStart: number; lineEnd: 
  * keys, so an edit that changes no rule reuses the last answer.
  */
 export interface DuplicateMemo {
-  keys: number[][];
-  /** [group, index, first group, first index]: a repeat and the earlier unit it repeats. */
-  hits: [number, number, number, number][];
+  keys: DupKeys[];
+  hits: DuplicateHit[];
 }
 
-function unchangedPrefix(groups: readonly KeyGroup[], memo: DuplicateMemo): number {
+/** [group, index, first group, first index]: a repeated unit and the earlier unit it repeats. */
+export type DuplicateHit = [number, number, number, number];
+
+function sameKeys(a: DupKeys, b: DupKeys): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 2) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function unchangedPrefix(groups: readonly DupKeys[], memo: DuplicateMemo): number {
   const n = Math.min(groups.length, memo.keys.length);
-  for (let g = 0; g < n; g++) {
-    const a = groups[g]!.keys;
-    const b = memo.keys[g]!;
-    if (a.length !== b.length) return g;
-    for (let i = 0; i < a.length; i++) if (a[i]!.key !== b[i]) return g;
-  }
+  for (let g = 0; g < n; g++) if (!sameKeys(groups[g]!, memo.keys[g]!)) return g;
   return n;
+}
+
+/**
+ * duplicate_rule over units in source order, across the whole text (docs/engine.md#5-warnings): a unit equal
+ * (after normalization) to an earlier one, or one saying an earlier one's content words in the same order
+ * (filler and inflections aside). `groups` holds each slice's keys in order. Two hash lookups per unit: linear.
+ */
+export function findDuplicates(groups: readonly DupKeys[], memo?: { last?: DuplicateMemo }): DuplicateHit[] {
+  const last = memo?.last;
+  const prefix = last ? unchangedPrefix(groups, last) : 0;
+  if (last && prefix === groups.length && last.keys.length === groups.length) return last.hits;
+  // Groups before the first changed one keep their answers (a unit's status depends only on earlier units);
+  // their units are replayed into the maps without lookups.
+  const hits: DuplicateHit[] = last ? last.hits.filter(([g]) => g < prefix) : [];
+  const exact = new Map<number, number>();
+  const near = new Map<number, number>();
+  // A unit's place as one number: group × 2^21 + index (a slice has far fewer units than 2^21).
+  const PLACE = 0x200000;
+  const remember = (keys: DupKeys, gi: number, ki: number) => {
+    const key = keys[2 * ki]!;
+    const nk = keys[2 * ki + 1]!;
+    if (!exact.has(key)) exact.set(key, gi * PLACE + ki);
+    if (nk !== 0 && !near.has(nk)) near.set(nk, gi * PLACE + ki);
+  };
+  for (let gi = 0; gi < prefix; gi++) {
+    const keys = groups[gi]!;
+    for (let ki = 0; ki < keys.length / 2; ki++) remember(keys, gi, ki);
+  }
+  for (let gi = prefix; gi < groups.length; gi++) {
+    const keys = groups[gi]!;
+    for (let ki = 0; ki < keys.length / 2; ki++) {
+      const nk = keys[2 * ki + 1]!;
+      const first = exact.get(keys[2 * ki]!) ?? (nk !== 0 ? near.get(nk) : undefined);
+      if (first !== undefined) hits.push([gi, ki, Math.floor(first / PLACE), first % PLACE]);
+      remember(keys, gi, ki);
+    }
+  }
+  if (memo) memo.last = { keys: [...groups], hits };
+  return hits;
 }
 
 /** A repeated unit and the earlier one it repeats, in whole-document coordinates. */
@@ -230,69 +269,39 @@ export interface DuplicateFinding {
   firstSection: string;
   /** Whether the two are the same text after normalization (else a near-duplicate). */
   verbatim: boolean;
-  /** Where the repeat is: its group and index. */
+  /** The repeated unit's text. */
+  evidence: string;
+  /** The slice holding the repeat (its index in the document's slices). */
   group: number;
-  index: number;
 }
 
-function finding(gs: readonly KeyGroup[], [g, i, fg, fi]: [number, number, number, number]): DuplicateFinding {
-  const a = gs[g]!;
-  const b = gs[fg]!;
-  const k = a.keys[i]!;
-  const f = b.keys[fi]!;
-  return { range: unitRange(k, a.charBase, a.lineBase), section: a.section, first: unitRange(f, b.charBase, b.lineBase), firstSection: b.section, verbatim: k.key === f.key, group: g, index: i };
+/** A duplicate hit with its units read from their slices' rules (a slice's rules, its offsets and name). */
+export function duplicateFinding([g, i, fg, fi]: DuplicateHit, slice: (group: number) => { rules: readonly RuleRef[]; charBase: number; lineBase: number; section: string }): DuplicateFinding {
+  const a = slice(g);
+  const b = fg === g ? a : slice(fg);
+  const r = a.rules[i]!;
+  const f = b.rules[fi]!;
+  return { range: unitRange(r.unit, a.charBase, a.lineBase), section: a.section, first: unitRange(f.unit, b.charBase, b.lineBase), firstSection: b.section, verbatim: r.key === f.key, evidence: r.unit.text, group: g };
 }
 
-/**
- * duplicate_rule over units in source order, across the whole text (docs/engine.md#5-warnings): a unit equal
- * (after normalization) to an earlier one, or one saying an earlier one's content words in the same order
- * (filler and inflections aside). Two hash lookups per unit: linear in the text.
- */
-export function findDuplicates(gs: readonly KeyGroup[], memo?: { last?: DuplicateMemo }): DuplicateFinding[] {
-  const last = memo?.last;
-  const prefix = last ? unchangedPrefix(gs, last) : 0;
-  if (last && prefix === gs.length && last.keys.length === gs.length) return last.hits.map((h) => finding(gs, h));
-  // Groups before the first changed one keep their answers (a unit's status depends only on earlier units);
-  // their units are replayed into the maps without lookups.
-  const hits: [number, number, number, number][] = last ? last.hits.filter(([g]) => g < prefix) : [];
-  const exact = new Map<number, [number, number]>();
-  const near = new Map<number, [number, number]>();
-  const remember = (k: DupKey, at: [number, number]) => {
-    if (!exact.has(k.key)) exact.set(k.key, at);
-    if (k.near !== 0 && !near.has(k.near)) near.set(k.near, at);
-  };
-  for (let gi = 0; gi < prefix; gi++) gs[gi]!.keys.forEach((k, ki) => remember(k, [gi, ki]));
-  for (let gi = prefix; gi < gs.length; gi++) {
-    const keys = gs[gi]!.keys;
-    for (let ki = 0; ki < keys.length; ki++) {
-      const k = keys[ki]!;
-      const first = exact.get(k.key) ?? (k.near !== 0 ? near.get(k.near) : undefined);
-      if (first) hits.push([gi, ki, first[0], first[1]]);
-      remember(k, [gi, ki]);
-    }
-  }
-  if (memo) memo.last = { keys: gs.map((g) => g.keys.map((k) => k.key)), hits };
-  return hits.map((h) => finding(gs, h));
-}
-
-/** A duplicate finding as the engine's duplicate_rule warning (verdict.v1), with the repeat's text as evidence. */
-export function duplicateRuleWarning(f: DuplicateFinding, evidence: string): VerdictWarning {
-  return { code: 'duplicate_rule', severity: 'warning', message: `Possible duplicate rule in "${f.section}".`, suggestion: DUPLICATE_SUGGESTION, evidence, range: f.range };
+/** A duplicate finding as the engine's duplicate_rule warning (verdict.v1). */
+export function duplicateRuleWarning(f: DuplicateFinding): VerdictWarning {
+  return { code: 'duplicate_rule', severity: 'warning', message: `Possible duplicate rule in "${f.section}".`, suggestion: DUPLICATE_SUGGESTION, evidence: f.evidence, range: f.range };
 }
 
 /** The engine's duplicate_rule warnings (verdict.v1) of rule groups: {@link findDuplicates} on their keys. */
 export function duplicateRuleWarnings(groups: RuleGroup[] | RuleRef[], memo?: { last?: DuplicateMemo }): VerdictWarning[] {
   const gs: RuleGroup[] = groups.length > 0 && 'rules' in groups[0]! ? (groups as RuleGroup[]) : [{ rules: groups as RuleRef[], charBase: 0, lineBase: 0 }];
-  const keyGroups = gs.map((g) => ({ keys: g.rules.map((r) => r.dup), charBase: g.charBase, lineBase: g.lineBase, section: g.rules[0]?.section ?? '' }));
-  return findDuplicates(keyGroups, memo).map((f) => duplicateRuleWarning(f, gs[f.group]!.rules[f.index]!.unit.text));
+  const slice = (g: number) => ({ ...gs[g]!, section: gs[g]!.rules[0]?.section ?? '' });
+  return findDuplicates(gs.map((g) => dupKeysOf(g.rules)), memo).map((h) => duplicateRuleWarning(duplicateFinding(h, slice)));
 }
 
-/** The duplicate key of a normalized unit (see {@link DupKey}). */
-export function dupKey(norm: string, u: { start: number; end: number; lineStart: number; lineEnd: number }): DupKey {
+/** The two duplicate keys of a normalized unit (see {@link DupKeys}). */
+export function dupKey(norm: string): { key: number; near: number } {
   const content: string[] = [];
   for (const w of norm.match(/[\p{L}\p{N}_]+/gu) ?? []) if (!FILLER_WORDS.has(w)) content.push(ruleStem(w));
   const near = content.length >= NEAR_DUPLICATE_MIN_WORDS ? hash53(content.join(' ')) || 1 : 0;
-  return { key: hash53(norm), near, start: u.start, end: u.end, lineStart: u.lineStart, lineEnd: u.lineEnd };
+  return { key: hash53(norm), near };
 }
 
 /**
@@ -305,7 +314,7 @@ export function sliceRules(p: ParsedSlice, section: string): RuleRef[] {
     const norm = normalizeRule(u.text);
     if (!norm) continue;
     if (!isRuleText(u) && ruleWords(norm).length < VERBATIM_MIN_WORDS) continue;
-    out.push({ norm, unit: u, section, dup: dupKey(norm, u) });
+    out.push({ norm, unit: u, section, ...dupKey(norm) });
   }
   return out;
 }
