@@ -21,11 +21,11 @@ import { readRegularFile, readRegularText } from '../node/files';
 import { WriteRefused, realRoot, replaceFile } from '../node/safeWrite';
 import { sha256Hex } from '../core/agentJson/report/text';
 import { isInside } from '../core/agentJson/report/paths';
-import { agentFileByConfig, ConfigLoader, ignoredByConfig, readConfigFile, type LoadedConfig } from '../node/config';
+import { ConfigLoader, ignoredByConfig, readConfigFile, type LoadedConfig } from '../node/config';
 import { applyRuleLevels, CONFIG_FILE_NAME, configDiagnostics } from '../core/config';
-import { markdownDiagnostics, toonFileDiagnostics } from '../core/markdown/diagnostics';
+import { toonFileDiagnostics } from '../core/markdown/diagnostics';
+import { markdownFindings } from './findings';
 import { isMarkdownPath, isToonPath } from '../core/files';
-import { EngineCache, type EngineOptions } from '../core/markdown/engine';
 import { hintedPositions, LineIndex, type LineHints } from '../core/lineIndex';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, type WorkspaceReader } from '../core/types';
 import { pushAll } from '../core/arrays';
@@ -235,11 +235,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
         continue;
       }
       const text = decodeText(bytes);
-      // The server's plan (EngineCache): the same sections and verdicts as planDocument, with each run of slices'
-      // details released once measured (holding all of them makes the peak grow with the section count).
-      const findings = { path: abs, agentFile: agentFileByConfig(loaded, abs), tokenNotes: flag(p, 'token-notes') || loaded.config.tokenNotesAsDiagnostics === true };
-      const diagnostics = kind === 'markdown' ? markdownDiagnostics(text, new EngineCache().plan(text, planOptions(loaded)), findings) : toonFileDiagnostics(text);
-      record(abs, kind, text, applyRuleLevels(diagnostics, rules));
+      record(abs, kind, text, kind === 'markdown' ? markdownFindings(text, abs, loaded, { tokenNotes: flag(p, 'token-notes') }) : applyRuleLevels(toonFileDiagnostics(text), rules));
       continue;
     }
     let result = bytes ? checkBytes(bytes, opts) : checkTooLarge(read.ok ? Buffer.alloc(0) : (read.head ?? Buffer.alloc(0)), read.ok ? 0 : (read.size ?? 0), opts);
@@ -371,14 +367,6 @@ function kindSettings(root: string, loaded: LoadedConfig): CheckSettings {
   const ws = workspaceSettings(root);
   if (Object.keys(loaded.config.documentKinds).length === 0) return ws;
   return { ...ws, documentKinds: { ...ws.documentKinds, ...loaded.config.documentKinds } };
-}
-
-/** The engine options a project's config sets (tokenizer, token gate), as the editor's settings carry them. */
-function planOptions(loaded: LoadedConfig): EngineOptions {
-  const opts: EngineOptions = {};
-  if (loaded.config.tokenizer !== undefined) opts.tokenizer = loaded.config.tokenizer;
-  if (loaded.config.minTokenSavings !== undefined) opts.minTokenSavings = loaded.config.minTokenSavings;
-  return opts;
 }
 
 /** A markdown or .toon file's bytes as text (invalid UTF-8 replaced, as an editor opening it would; the BOM kept). */

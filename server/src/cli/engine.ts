@@ -19,6 +19,12 @@ import { VERDICTS } from '../core/markdown/policy';
 import { TOKENIZERS, type TokenizerName } from '../core/tokens';
 import { maxOf } from '../core/arrays';
 import { printJson } from './jsonOut';
+import { markdownFindings } from './findings';
+import { ConfigLoader } from '../node/config';
+import { EMPTY_CONFIG } from '../core/config';
+import { LineIndex } from '../core/lineIndex';
+import { WARNING_DIAGNOSTICS } from '../core/markdown/rules';
+import type { CoreDiagnostic } from '../core/types';
 
 const MODES = ['lossless', 'record', 'budget'] as const;
 const DELIMITERS = ['auto', 'comma', 'tab', 'pipe'] as const;
@@ -128,7 +134,23 @@ function tokenApprox(estimator: string): string {
   return estimator.startsWith('tokenx@') ? '~' : '';
 }
 
-function summary(v: VerdictV1, name: string): string {
+/** A text's findings as `toonlens check` prints them (line:column severity code message), for profile's summary. */
+function findingLines(text: string, findings: CoreDiagnostic[]): string[] {
+  if (findings.length === 0) return ['  findings: none'];
+  const index = new LineIndex(text);
+  const lines = [`  findings (as toonlens check reports them): ${findings.length}`];
+  for (const d of findings) {
+    const at = index.positionAt(d.range.start);
+    lines.push(`    ${at.line + 1}:${at.character + 1} ${d.severity} ${d.code} ${d.message}`);
+  }
+  return lines;
+}
+
+/**
+ * Profile's text summary: the verdict and its figures, the verdict's own notes (warnings no finding shows, such
+ * as negative_savings), then the file's findings exactly as `toonlens check` reports them.
+ */
+function summary(v: VerdictV1, name: string, findings?: string[]): string {
   const lines = [
     `${name}: ${v.verdict}${v.safe_to_auto_apply ? ' (safe to auto-apply)' : ''}`,
     `  profile ${v.profile.name}${v.profile.title ? ` — ${v.profile.title}` : ''}, mode ${v.mode}, delimiter ${v.delimiter === null ? 'none' : JSON.stringify(v.delimiter)}`,
@@ -137,9 +159,11 @@ function summary(v: VerdictV1, name: string): string {
   ];
   if (v.flags.target_reached !== null) lines.push(`  target reached: ${v.flags.target_reached}`);
   for (const w of v.warnings) {
+    if (findings && WARNING_DIAGNOSTICS.has(w.code)) continue;
     const at = w.range ? ` line ${w.range.line_start}` : '';
     lines.push(`  ${w.severity} ${w.code}${at}: ${w.message}${w.evidence ? ` (${w.evidence})` : ''}`);
   }
+  if (findings) lines.push(...findings);
   return lines.join('\n') + '\n';
 }
 
@@ -291,9 +315,16 @@ function command(name: string, options: OptionDefs, handler: Handler): (argv: st
 export const runProfile = command('profile', COMMON, async (p, io) => {
   const failOn = failOnList(p);
   const input = await readInput(p, io);
-  const v = profileDocument(input.text, engineOptions(p, input.sourceType));
+  const opts = engineOptions(p, input.sourceType);
+  const v = profileDocument(input.text, opts);
   if (flag(p, 'json')) printJson(io, v);
-  else io.stdout(summary(v, input.name));
+  else {
+    // The findings of the file as check reports them (its config's agent files, token notes and rule levels).
+    const abs = input.sourceType === 'stdin' ? undefined : path.resolve(io.cwd, input.name);
+    const loaded = abs !== undefined ? new ConfigLoader().forFile(abs) : { config: EMPTY_CONFIG, problems: [] };
+    const { sourceType: _sourceType, ...engine } = opts;
+    io.stdout(summary(v, input.name, findingLines(input.text, markdownFindings(input.text, abs, loaded, { engine }))));
+  }
   return failOnMatches(failOn, [v.verdict], v.warnings) ? 1 : 0;
 });
 
