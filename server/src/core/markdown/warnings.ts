@@ -34,9 +34,11 @@ export const SPLIT_MIN_PROCEDURE_STEPS = 3;
 
 /**
  * Vague phrases (case-insensitive). Strong ones make a unit vague whatever else it says; weak ones
- * (hedges such as "where possible", "gracefully", "high quality") only when the unit has no concrete
- * handle (inline code, a path, a number). A phrase inside quotation marks or backticks is an example
- * being talked about, not an instruction, and never counts. Precision on the corpus: docs/engine.md.
+ * ("gracefully", "high quality") only when the unit has no concrete handle (inline code, a path, a number);
+ * condition hedges ("where possible", "if needed") only when, besides, the unit says almost nothing else
+ * ("Refactor where possible.": real prompts attach them to concrete instructions, "Offer concrete next steps
+ * when possible."). A phrase inside quotation marks or backticks is an example being talked about, not an
+ * instruction, and never counts. Precision: docs/engine.md and docs/precision.md.
  */
 export const VAGUE_PHRASES: readonly RegExp[] = [
   /\bbe (?:careful|smart|helpful|thoughtful|mindful|sensible|reasonable)\b/gi,
@@ -46,8 +48,10 @@ export const VAGUE_PHRASES: readonly RegExp[] = [
   /\bdo the right thing\b/gi,
   /\bmake (?:it|this|that|things|everything|the \w+) better\b/gi,
 ];
+/** Condition hedges: vague only on a unit of at most {@link HEDGE_MAX_OTHER_WORDS} other words. */
+export const CONDITION_HEDGES: readonly RegExp[] = [/\b(?:as|when|where|if) (?:appropriate|possible|needed|necessary)\b/gi];
+export const HEDGE_MAX_OTHER_WORDS = 2;
 export const WEAK_VAGUE_PHRASES: readonly RegExp[] = [
-  /\b(?:as|when|where|if) (?:appropriate|possible|needed|necessary)\b/gi,
   /\bgracefully\b/gi,
   /\bimprove (?:the )?quality\b/gi,
   /\bhigh[- ]quality\b/gi,
@@ -93,7 +97,12 @@ function matchesUnquoted(res: readonly RegExp[], text: string, spans: [number, n
 export function isVagueRule(text: string): boolean {
   const spans = quotedSpans(text);
   if (matchesUnquoted(VAGUE_PHRASES, text, spans)) return true;
-  return matchesUnquoted(WEAK_VAGUE_PHRASES, text, spans) && !CONCRETE_HANDLE.test(text);
+  if (CONCRETE_HANDLE.test(text)) return false;
+  if (matchesUnquoted(WEAK_VAGUE_PHRASES, text, spans)) return true;
+  if (!matchesUnquoted(CONDITION_HEDGES, text, spans)) return false;
+  let rest = text;
+  for (const re of CONDITION_HEDGES) rest = rest.replace(re, ' ');
+  return (rest.match(/[\p{L}\p{N}_]+/gu) ?? []).length <= HEDGE_MAX_OTHER_WORDS;
 }
 
 export const DUPLICATE_SUGGESTION = 'Merge these rules or keep only the version with the clearest action and scope.';
@@ -306,11 +315,13 @@ export function dupKey(norm: string): { key: number; near: number } {
 
 /**
  * Units of a parsed slice that duplicate detection looks at: list items and sentences carrying a rule keyword,
- * and any other of at least {@link VERBATIM_MIN_WORDS} distinct words.
+ * and any other of at least {@link VERBATIM_MIN_WORDS} distinct words. A unit ending in a colon introduces
+ * what follows ("The command has the following arguments:") and is no rule of its own.
  */
 export function sliceRules(p: ParsedSlice, section: string): RuleRef[] {
   const out: RuleRef[] = [];
   for (const u of p.units) {
+    if (u.text.trimEnd().endsWith(':')) continue;
     const norm = normalizeRule(u.text);
     if (!norm) continue;
     if (!isRuleText(u) && ruleWords(norm).length < VERBATIM_MIN_WORDS) continue;
