@@ -5,7 +5,8 @@
  *   none on a converted section (a ```toon fence is TOON already) or inside any ```toon fence;
  * - `toon/duplicate-rule` across the whole text (the plan's document-wide list, the one the whole-document
  *   verdict of `profile` holds), naming the earlier occurrence as related information;
- * - agent-file advice (rows flagged `agentAdvice`) only on files agents load (core/files.ts isAgentFile);
+ * - agent-file advice (rows flagged `agentAdvice`) only on files agents load (core/files.ts isAgentFile), and
+ *   advice about always-on context (rows flagged `alwaysOnAdvice`) not on the ones loaded on demand;
  * - token notes (rows flagged `tokenNote`) only where the document holds a ```toon fence (the author converted)
  *   or the caller asks for them (`toonlens.tokenNotesAsDiagnostics`);
  * - `toon/fence-decode` for a ```toon fence (or a .toon file) that fails a strict decode;
@@ -19,7 +20,7 @@ import { LineIndex } from '../lineIndex';
 import { applyInlineDisables, type InlineDirective } from './inlineControl';
 import { sliceDirectives } from './analysis';
 import { WARNING_DIAGNOSTICS, type RuleDiagnostic } from './rules';
-import { isAgentFile } from '../files';
+import { isAgentFile, isOnDemandAgentFile } from '../files';
 import { DUPLICATE_SUGGESTION, type DuplicateFinding } from './warnings';
 import { convertedFenceOf, fenceAtOffset, toonFencesOfPlan, toonFencesOfPlanSteps, type FenceAt } from './sectionFences';
 
@@ -54,8 +55,9 @@ export interface MarkdownDiagnosticOptions {
 }
 
 /** Whether a rule's diagnostic is shown under the options (agent advice on agent files, token notes where asked). */
-function shownHere(shown: RuleDiagnostic, agentFile: boolean, tokenNotes: boolean): boolean {
+function shownHere(shown: RuleDiagnostic, agentFile: boolean, tokenNotes: boolean, onDemand = false): boolean {
   if (shown.agentAdvice && !agentFile) return false;
+  if (shown.alwaysOnAdvice && onDemand) return false;
   if (shown.tokenNote && !tokenNotes) return false;
   return true;
 }
@@ -91,6 +93,7 @@ function* sectionWarningSteps(plan: PlanResult, text: string, fences: readonly F
   const out: CoreDiagnostic[] = [];
   const inFence = (offset: number) => fenceAtOffset(fences, offset) !== undefined;
   const agentFile = options.agentFile === true || options.path === undefined || isAgentFile(options.path);
+  const onDemand = options.path !== undefined && isOnDemandAgentFile(options.path);
   // A document holding a ```toon fence is one the author converted: there the token notes are findings.
   const tokenNotes = options.tokenNotes === true || fences.length > 0;
   let n = 0;
@@ -102,7 +105,7 @@ function* sectionWarningSteps(plan: PlanResult, text: string, fences: readonly F
       // A section's verdict compares its own rules only; the document-wide list below replaces those.
       if (w.code === DUPLICATE_CODE) continue;
       const shown = WARNING_DIAGNOSTICS.get(w.code);
-      if (!shown || !shownHere(shown, agentFile, tokenNotes)) continue;
+      if (!shown || !shownHere(shown, agentFile, tokenNotes, onDemand)) continue;
       let range: { start: number; end: number };
       if (shown.at === 'heading') {
         // On the heading line (a preamble: its first line), never across the section's body.
