@@ -16,9 +16,10 @@ import { WriteRefused, writeOutputFile } from '../node/safeWrite';
 import { displayWidth, truncateToWidth } from './textWidth';
 import { convertDocument, planOnce, profileDocument, type EngineOptions, type EngineMode, type PlanResult, type VerdictV1 } from '../core/markdown/engine';
 import { VERDICTS } from '../core/markdown/policy';
-import { TOKENIZERS, type TokenizerName } from '../core/tokens';
+import { TOKENIZERS, tokenizer, type TokenizerName } from '../core/tokens';
 import { maxOf } from '../core/arrays';
 import { printJson } from './jsonOut';
+import { compactTables } from '../core/markdown/compactTable';
 import { markdownFindings } from './findings';
 import { ConfigLoader } from '../node/config';
 import { EMPTY_CONFIG } from '../core/config';
@@ -167,7 +168,7 @@ function summary(v: VerdictV1, name: string, findings?: string[]): string {
   return lines.join('\n') + '\n';
 }
 
-function planTable(plan: PlanResult, name: string): string {
+function planTable(plan: PlanResult, name: string, source: string): string {
   const v = plan.verdict;
   const cp = v.context_plan!;
   const rows = cp.sections.map((s, i) => {
@@ -193,6 +194,12 @@ function planTable(plan: PlanResult, name: string): string {
   out.push(`net: ${cp.net.source} → ${cp.net.hybrid} chars (savings ${cp.net.savings}, ${pct(cp.net.savings_pct)})`);
   const nt = plan.tokens;
   out.push(`tokens: ${nt.source} → ${nt.hybrid} (savings ${nt.savings}, ${nt.estimator})`);
+  const compact = compactTables(source);
+  if (compact.edits.length) {
+    const tok = tokenizer(plan.tokenizer);
+    const saved = tok.count(source) - tok.count(compact.text);
+    out.push(`compact tables (markdown kept, same HTML): ${compact.edits.length} table${compact.edits.length === 1 ? '' : 's'}, ${source.length} → ${compact.text.length} chars, tokens saved ${tokenApprox(tok.estimator)}${saved}`);
+  }
   out.push(`hybrid recommended: ${cp.recommend_hybrid ? 'yes' : 'no'}; safe to auto-apply: ${cp.safe_to_auto_apply ? 'yes' : 'no'}; reassembly verified: ${cp.reassembly_verified ? 'yes' : 'no'}`);
   return out.join('\n') + '\n';
 }
@@ -366,7 +373,7 @@ export const runPlan = command('plan', { ...COMMON, out: { type: 'string' }, del
   if (out !== undefined) writeFileAtomic(io, out, plan.hybrid);
   if (flag(p, 'json')) printJson(io, plan.verdict);
   else {
-    io.stdout(planTable(plan, input.name));
+    io.stdout(planTable(plan, input.name, input.text));
     if (out !== undefined) io.stdout(`wrote ${out}\n`);
   }
   const cp = plan.verdict.context_plan!;
