@@ -436,7 +436,7 @@ export const NO_WARNINGS: VerdictWarning[] = [];
 
 /** A warning whose evidence is a flat copy (it may be cut from the slice text). */
 /** The shared empty list of duplicate keys. */
-const NO_KEYS: DupKeys = new Float64Array(0);
+const NO_KEYS: DupKeys = Object.freeze([]);
 
 function detachWarning(w: VerdictWarning): VerdictWarning {
   // (messages are made of the detached section name; suggestions are constants)

@@ -167,12 +167,12 @@ function hash53(text: string): number {
 }
 
 /**
- * What duplicate detection keeps of a slice's units: two hashes a unit — its normalized text's (verbatim
- * repeats share it) and its content words' stems in order, filler dropped (near-duplicates share it; 0 for
- * too few words) — as [key, near, key, near, …]. Kept with the slice's analysis as long as the section is
- * unchanged, so document-wide detection after an edit never parses an unchanged section again.
+ * What duplicate detection keeps of a slice's units: one hash a unit — of its content words' stems in order,
+ * filler dropped, when it has enough of them (a verbatim repeat has the same content, so it shares the hash), else
+ * of its normalized text. Kept with the slice's analysis as long as the section is unchanged, so document-wide
+ * detection after an edit never parses an unchanged section again.
  */
-export type DupKeys = Float64Array;
+export type DupKeys = readonly number[];
 
 /** Rules of one slice with the offsets that make their positions whole-document. */
 export interface RuleGroup {
@@ -194,12 +194,8 @@ export interface RuleRef {
 
 /** The duplicate keys of a slice's rules (see {@link DupKeys}). */
 export function dupKeysOf(rules: readonly RuleRef[]): DupKeys {
-  const out = new Float64Array(rules.length * 2);
-  rules.forEach((r, i) => {
-    out[2 * i] = r.key;
-    out[2 * i + 1] = r.near;
-  });
-  return out;
+  // A plain array of doubles: smaller than a typed array and its buffer for the few units of a section.
+  return rules.map((r) => r.near || r.key);
 }
 
 function unitRange(u: TextUnit, charBase: number, lineBase: number): WarningRange {
@@ -221,7 +217,7 @@ export type DuplicateHit = [number, number, number, number];
 function sameKeys(a: DupKeys, b: DupKeys): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i += 2) if (a[i] !== b[i]) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
@@ -234,7 +230,7 @@ function unchangedPrefix(groups: readonly DupKeys[], memo: DuplicateMemo): numbe
 /**
  * duplicate_rule over units in source order, across the whole text (docs/engine.md#5-warnings): a unit equal
  * (after normalization) to an earlier one, or one saying an earlier one's content words in the same order
- * (filler and inflections aside). `groups` holds each slice's keys in order. Two hash lookups per unit: linear.
+ * (filler and inflections aside). `groups` holds each slice's keys in order. One hash lookup a unit: linear.
  */
 export function findDuplicates(groups: readonly DupKeys[], memo?: { last?: DuplicateMemo }): DuplicateHit[] {
   const last = memo?.last;
@@ -243,27 +239,19 @@ export function findDuplicates(groups: readonly DupKeys[], memo?: { last?: Dupli
   // Groups before the first changed one keep their answers (a unit's status depends only on earlier units);
   // their units are replayed into the maps without lookups.
   const hits: DuplicateHit[] = last ? last.hits.filter(([g]) => g < prefix) : [];
-  const exact = new Map<number, number>();
-  const near = new Map<number, number>();
+  const seen = new Map<number, number>();
   // A unit's place as one number: group × 2^21 + index (a slice has far fewer units than 2^21).
   const PLACE = 0x200000;
-  const remember = (keys: DupKeys, gi: number, ki: number) => {
-    const key = keys[2 * ki]!;
-    const nk = keys[2 * ki + 1]!;
-    if (!exact.has(key)) exact.set(key, gi * PLACE + ki);
-    if (nk !== 0 && !near.has(nk)) near.set(nk, gi * PLACE + ki);
-  };
   for (let gi = 0; gi < prefix; gi++) {
     const keys = groups[gi]!;
-    for (let ki = 0; ki < keys.length / 2; ki++) remember(keys, gi, ki);
+    for (let ki = 0; ki < keys.length; ki++) if (!seen.has(keys[ki]!)) seen.set(keys[ki]!, gi * PLACE + ki);
   }
   for (let gi = prefix; gi < groups.length; gi++) {
     const keys = groups[gi]!;
-    for (let ki = 0; ki < keys.length / 2; ki++) {
-      const nk = keys[2 * ki + 1]!;
-      const first = exact.get(keys[2 * ki]!) ?? (nk !== 0 ? near.get(nk) : undefined);
+    for (let ki = 0; ki < keys.length; ki++) {
+      const first = seen.get(keys[ki]!);
       if (first !== undefined) hits.push([gi, ki, Math.floor(first / PLACE), first % PLACE]);
-      remember(keys, gi, ki);
+      else seen.set(keys[ki]!, gi * PLACE + ki);
     }
   }
   if (memo) memo.last = { keys: [...groups], hits };
