@@ -236,7 +236,7 @@ async function run(text: string, later: number, points: EditPoints, env: Record<
     await steps.idle?.();
     await lensesOf(lsp, lsp.open('warm.md', SMALL));
     await steps.warm();
-    const uri = lsp.open('doc.md', text);
+    const uri = lsp.open('AGENTS.md', text);
     const n = await lensesOf(lsp, uri);
     await steps.open();
     await editLenses(lsp, uri, text, later, n, points);

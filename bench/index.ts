@@ -4,7 +4,7 @@
  * Results go to .bench-data/results.json; `--write-readme` then runs bench/report.ts, which writes the
  * README's performance table and docs/performance.md from that file (never edit the table by hand).
  *
- *   npm run bench -- [--runs N] [--only json,lsp,report,markdown,tokens,markdown-lsp,context] [--write-readme]
+ *   npm run bench -- [--runs N] [--only json,lsp,report,markdown,tokens,markdown-lsp,context,findings] [--write-readme]
  *
  * Inputs are generated from fixed seeds into .bench-data/ (see data.ts). Nothing here asserts timings.
  * Needs `npm run build` (npm run bench does it): the CLI, the server and its worker are the built ones.
@@ -21,6 +21,7 @@ import { markdownRows } from './markdown.bench';
 import { paragraphEditPoints } from './markdown-gen';
 import { tokenRows } from './tokens.bench';
 import { contextRows } from './context.bench';
+import { collectionReport, sampleReport } from './findings.bench';
 import { markdownTable, row, time, type BenchRow } from './stats';
 
 function arg(name: string): string | undefined {
@@ -29,7 +30,7 @@ function arg(name: string): string | undefined {
 }
 
 const runs = Math.max(3, Number(arg('runs') ?? 5));
-const only = new Set((arg('only') ?? 'json,lsp,report,markdown,tokens,markdown-lsp,context').split(','));
+const only = new Set((arg('only') ?? 'json,lsp,report,markdown,tokens,markdown-lsp,context,findings').split(','));
 const log = (s: string) => console.log(s);
 
 export interface Machine {
@@ -126,6 +127,11 @@ async function main(): Promise<void> {
   if (only.has('context')) {
     log('\nAgent context: a 10,000-file repository');
     rows.push(...(await contextRows(runs, log)));
+  }
+  if (only.has('findings')) {
+    log('\nMarkdown findings: per file and precision per rule on the labelled sample, and on a large collection');
+    sampleReport(log);
+    collectionReport(log);
   }
 
   const results: BenchResults = { date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), machine: m, loadStart, loadEnd: loadavg(), runs, seconds: Math.round((performance.now() - t0) / 1000), rows };

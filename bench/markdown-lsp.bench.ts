@@ -114,7 +114,7 @@ async function editRun(text: string, later: number, points: EditPoints): Promise
   const lsp = await LspHarness.start({ resolvesLenses: true, settings: { codeLens: { sections: 'all' } } });
   try {
     const t0 = performance.now();
-    const uri = lsp.open('doc.md', text);
+    const uri = lsp.open('AGENTS.md', text);
     const n = await lensesOf(lsp, uri);
     const cold = performance.now() - t0;
     const times = await editLenses(lsp, uri, text, later, n, points);
@@ -136,7 +136,7 @@ async function memoryRun(text: string, later: number, points: EditPoints): Promi
     const small = lsp.open('warm.md', SMALL);
     await lensesOf(lsp, small);
     const warm = (await idleRSS(lsp)).rss;
-    const uri = lsp.open('doc.md', text);
+    const uri = lsp.open('AGENTS.md', text);
     const n = await lensesOf(lsp, uri);
     const afterOpen = (await idleRSS(lsp)).rss;
     await editLenses(lsp, uri, text, later, n, points);
@@ -264,7 +264,7 @@ async function hoverDuringAnalysis(runs: number, log: (s: string) => void): Prom
       const idleUri = lsp.open(`idle-${i}.md`, SMALL);
       idle.push(await hoverOnce(lsp, idleUri));
       idleLenses.push(await lensesOnce(lsp, idleUri));
-      const uri = lsp.open('big.md', big);
+      const uri = lsp.open('big/AGENTS.md', big);
       void lensesOf(lsp, uri).catch(() => undefined);
       // Until the analysis has run long enough to report $/progress: the hover below lands in the middle of it.
       await lsp.waitFor(() => (lsp.progress.some((p) => p.value.kind === 'begin') ? true : undefined), 120_000, () => 'the analysis $/progress');

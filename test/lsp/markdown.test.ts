@@ -191,7 +191,7 @@ describe('markdown over LSP', () => {
 
   test('engine warnings appear where they point', async () => {
     const text = '# Rules\n\n- You must run the tests before every commit.\n- Keep functions small.\n- You must run the tests before every commit.\n';
-    const uri = h.openFile('dup.md', text, 'markdown');
+    const uri = h.openFile('dup.instructions.md', text, 'markdown');
     const ds = await h.waitForDiagnostics(uri, (d) => d.some((x) => x.code === 'toon/duplicate-rule'));
     const d = ds.find((x) => x.code === 'toon/duplicate-rule')!;
     assert.equal(d.range.start.line, 4);

@@ -107,7 +107,7 @@ describe('markdown editor over LSP', () => {
 
   test('a converted section gets the fence lenses (what it saves, Revert), no verdict lens and no section diagnostics', async () => {
     const long = '# Notes\n\n' + Array.from({ length: 45 }, (_, i) => `- item ${i}: keep the queue drained before the nightly run`).join('\n') + '\n';
-    const uri = h.openFile('fence-lens.md', long, 'markdown');
+    const uri = h.openFile('fence-lens.instructions.md', long, 'markdown');
     await h.waitForDiagnostics(uri, (d) => d.some((x) => x.code === 'toon/long-section'));
     const plan = planDocument(long);
     const s = plan.sections.find((x) => x.slice.kind === 'section')!;
@@ -128,7 +128,7 @@ describe('markdown editor over LSP', () => {
 
   test('toon/long-section and toon/split-candidate sit on the heading line only', async () => {
     const long = 'Intro line.\n\n## Procedures\n\n' + Array.from({ length: 45 }, (_, i) => `- step ${i}: check the deploy log for warnings`).join('\n') + '\n';
-    const uri = h.openFile('long.md', long, 'markdown');
+    const uri = h.openFile('long.instructions.md', long, 'markdown');
     const ds = await h.waitForDiagnostics(uri, (d) => d.some((x) => x.code === 'toon/long-section'));
     const d = ds.find((x) => x.code === 'toon/long-section')!;
     assert.deepEqual(d.range, { start: { line: 2, character: 0 }, end: { line: 2, character: '## Procedures'.length } });

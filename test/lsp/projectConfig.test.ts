@@ -21,13 +21,20 @@ async function cliReports(cwd: string, files: string[]): Promise<FileReport[]> {
   return JSON.parse(out) as FileReport[];
 }
 
-const asCli = (ds: Diagnostic[]) => ds.map((d) => ({ code: d.code, severity: SEVERITY[d.severity ?? 1], message: d.message, range: d.range }));
+const asCli = (ds: Diagnostic[]) =>
+  ds.map((d) => ({
+    code: d.code,
+    severity: SEVERITY[d.severity ?? 1],
+    message: d.message,
+    range: d.range,
+    ...(d.relatedInformation ? { related: d.relatedInformation.map((r) => ({ message: r.message, range: r.location.range })) } : {}),
+  }));
 const summary = (ds: Diagnostic[]) => ds.map((d) => `${d.code}:${SEVERITY[d.severity ?? 1]}`);
 
 test('.toonlens.json over LSP: same diagnostics as the CLI, the setting wins per code, ignore, reload on change', async () => {
   const h = await LspHarness.start();
   try {
-    h.writeFile('.toonlens.json', '{\n  // the project says\n  "rules": { "toon/long-section": "off", "toon/split-candidate": "error", "toon/duplicate-rule": "info" },\n  "ignore": ["vendor/**"]\n}\n');
+    h.writeFile('.toonlens.json', '{\n  // the project says\n  "agentFiles": ["**/*.md"],\n  "rules": { "toon/long-section": "off", "toon/split-candidate": "error", "toon/duplicate-rule": "info" },\n  "ignore": ["vendor/**"]\n}\n');
     const long = h.openFile('long-section.md', LONG, 'markdown');
     const dup = h.openFile('duplicate-rules.md', DUP, 'markdown');
     const vendored = h.openFile('vendor/duplicate-rules.md', DUP, 'markdown');
@@ -47,7 +54,7 @@ test('.toonlens.json over LSP: same diagnostics as the CLI, the setting wins per
     await h.setSettings({});
 
     // The config file changes on disk: every open document is re-checked with it.
-    h.writeFile('.toonlens.json', '{ "rules": { "toon/split-candidate": "off" } }');
+    h.writeFile('.toonlens.json', '{ "agentFiles": ["**/*.md"], "rules": { "toon/split-candidate": "off" } }');
     await h.fileEvents([{ uri: h.uri('.toonlens.json'), type: FileChangeType.Changed }]);
     const reloaded = await h.waitForDiagnostics(long, (d) => summary(d).join() === 'toon/long-section:info');
     assert.deepEqual(summary(reloaded), ['toon/long-section:info']);
@@ -103,10 +110,10 @@ test('inline comments in the editor: disables hide what they name, <!-- toonlens
   try {
     const heading = '## Everything about releases\n';
     const text = LONG.replace(heading, '<!-- toonlens-disable-next-line toon/split-candidate -->\n' + heading);
-    const uri = h.openFile('inline.md', text, 'markdown');
+    const uri = h.openFile('inline.instructions.md', text, 'markdown');
     const ds = await h.waitForDiagnostics(uri, (d) => d.length > 0);
     assert.deepEqual(summary(ds), ['toon/long-section:info']);
-    assert.deepEqual(asCli(ds), (await cliReports(h.workspaceDir, ['inline.md']))[0]!.diagnostics);
+    assert.deepEqual(asCli(ds), (await cliReports(h.workspaceDir, ['inline.instructions.md']))[0]!.diagnostics);
 
     const table = readFileSync(join(REPO_ROOT, 'examples', 'markdown', 'config-table.md'), 'utf8');
     const convertTitles = async (line: number) => {
@@ -134,7 +141,9 @@ test('inline comments in the editor: disables hide what they name, <!-- toonlens
 test('Check Workspace honours each file’s .toonlens.json (rules and ignore), as toonlens check does', async () => {
   const h = await LspHarness.start();
   try {
-    h.writeFile('docs/.toonlens.json', '{ "rules": { "toon/split-candidate": "off" }, "ignore": ["old/"] }');
+    // (the example is an agent file by content, not by name: each config says so)
+    h.writeFile('.toonlens.json', '{ "agentFiles": ["*.md"] }');
+    h.writeFile('docs/.toonlens.json', '{ "agentFiles": ["*.md"], "rules": { "toon/split-candidate": "off" }, "ignore": ["old/"] }');
     h.writeFile('docs/long-section.md', LONG);
     h.writeFile('docs/old/long-section.md', LONG);
     h.writeFile('long-section.md', LONG);

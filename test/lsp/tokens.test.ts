@@ -101,6 +101,11 @@ describe('Convert writes exactly what the lens claims, and saves real tokens', (
     assert.ok(s.verdict!.warnings.some((w) => w.code === 'token_regression'));
     assert.equal(s.verdict!.verdict, 'review');
     const uri = h.openFile('regression.md', text, 'markdown');
+    // A note about a conversion nobody proposed is lens and hover content, not a problem of the file...
+    await h.waitIdle();
+    assert.deepEqual((h.latestDiagnostics(uri) ?? []).map((x) => x.code), []);
+    // ...unless the user asks for it.
+    await h.setSettings({ tokenNotesAsDiagnostics: true });
     const diags = await h.waitForDiagnostics(uri, (d) => d.some((x) => x.code === 'toon/token-regression'));
     const d = diags.find((x) => x.code === 'toon/token-regression')!;
     assert.equal(d.severity, 3, 'information');

@@ -33,10 +33,18 @@ async function reports(args: string[], cwd = dir): Promise<FileReport[]> {
 
 const codes = (r: FileReport | undefined) => (r?.diagnostics ?? []).map((d) => `${d.range.start.line + 1}:${d.code}:${d.severity}`);
 
+/**
+ * The example markdown is agent instructions by content, not by name: the project config says so (as
+ * examples/markdown/.toonlens.json does), and every config a test writes keeps saying it.
+ */
+const AGENT_FILES = '"agentFiles": ["**/*.md"]';
+const BASE_CONFIG = `{ ${AGENT_FILES} }\n`;
+
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'toonlens-check-md-'));
   mkdirSync(join(dir, '.git')); // the project root: config lookup stops here
-  cpSync(join(REPO_ROOT, 'examples', 'markdown'), join(dir, 'md'), { recursive: true });
+  cpSync(join(REPO_ROOT, 'examples', 'markdown'), join(dir, 'md'), { recursive: true, filter: (src) => !src.endsWith('.toonlens.json') });
+  writeFileSync(join(dir, '.toonlens.json'), BASE_CONFIG);
   cpSync(join(REPO_ROOT, 'examples', 'toon'), join(dir, 'toon'), { recursive: true });
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,7 +54,14 @@ describe('markdown and .toon in check', () => {
     for (const name of ['AGENTS.md', 'duplicate-rules.md', 'long-section.md', 'config-table.md']) {
       const text = readFileSync(join(dir, 'md', name), 'utf8');
       const index = new LineIndex(text);
-      const expected = markdownDiagnostics(text, planDocument(text)).map((d) => ({ code: d.code, severity: d.severity, message: d.message, range: { start: index.positionAt(d.range.start), end: index.positionAt(d.range.end) } }));
+      const at = (r: { start: number; end: number }) => ({ start: index.positionAt(r.start), end: index.positionAt(r.end) });
+      const expected = markdownDiagnostics(text, planDocument(text), { path: name, agentFile: true }).map((d) => ({
+        code: d.code,
+        severity: d.severity,
+        message: d.message,
+        range: at(d.range),
+        ...(d.related ? { related: d.related.map((r) => ({ message: r.message, range: at(r.range) })) } : {}),
+      }));
       const [report] = await reports([`md/${name}`]);
       assert.equal(report!.kind, 'markdown');
       assert.deepEqual(report!.diagnostics, expected, name);
@@ -55,7 +70,7 @@ describe('markdown and .toon in check', () => {
 
   test('folders are walked for *.md and *.toon; warnings alone exit 0, a broken toon fence exits 1', async () => {
     const all = await reports(['.']);
-    assert.deepEqual(all.map((r) => r.file), ['md/AGENTS.md', 'md/config-table.md', 'md/duplicate-rules.md', 'md/long-section.md', 'toon/README.md', 'toon/orders.toon']);
+    assert.deepEqual(all.map((r) => r.file), ['.toonlens.json', 'md/AGENTS.md', 'md/config-table.md', 'md/duplicate-rules.md', 'md/long-section.md', 'toon/README.md', 'toon/orders.toon']);
     assert.deepEqual(codes(all.find((r) => r.file === 'md/long-section.md')), ['3:toon/long-section:info', '3:toon/split-candidate:info']);
     assert.equal((await check(['.'])).code, 0);
     writeFileSync(join(dir, 'md', 'broken.md'), '# Data\n\n```toon\nitems[3]: a,b\n```\n');
@@ -75,15 +90,15 @@ describe('markdown and .toon in check', () => {
 });
 
 describe('.toonlens.json', () => {
-  const writeConfig = (text: string, at = dir) => writeFileSync(join(at, '.toonlens.json'), text);
-  const removeConfig = (at = dir) => rmSync(join(at, '.toonlens.json'), { force: true });
+  const writeConfig = (text: string, at = dir) => writeFileSync(join(at, '.toonlens.json'), text.replace(/^\{/, `{ ${AGENT_FILES}, `));
+  const removeConfig = (at = dir) => (at === dir ? writeFileSync(join(dir, '.toonlens.json'), BASE_CONFIG) : rmSync(join(at, '.toonlens.json'), { force: true }));
 
   test('rules change severities and "off" removes a diagnostic; the exit code follows', async () => {
     writeConfig('{\n  // JSON with comments\n  "rules": { "toon/long-section": "off", "toon/split-candidate": "error", "toon/duplicate-rule": "info", },\n}\n');
     try {
       const rs = await reports(['md']);
       assert.deepEqual(codes(rs.find((r) => r.file === 'md/long-section.md')), ['3:toon/split-candidate:error']);
-      assert.deepEqual(codes(rs.find((r) => r.file === 'md/duplicate-rules.md')).filter((c) => c.includes('duplicate')), ['7:toon/duplicate-rule:info']);
+      assert.deepEqual(codes(rs.find((r) => r.file === 'md/duplicate-rules.md')).filter((c) => c.includes('duplicate')), ['7:toon/duplicate-rule:info', '12:toon/duplicate-rule:info'], 'repeats across sections too');
       assert.equal((await check(['md'])).code, 1, 'an error-level rule fails the check');
     } finally {
       removeConfig();
@@ -172,7 +187,7 @@ describe('.toonlens.json', () => {
 
   test('core: parse, validate with ranges, rule levels, ignore matching', () => {
     assert.deepEqual(parseConfig('{ "tokenizer": "o200k_base", "minTokenSavings": 20, "ignore": ["vendor/**"] }'), {
-      config: { rules: {}, documentKinds: {}, tokenizer: 'o200k_base', minTokenSavings: 20, ignore: ['vendor/**'] },
+      config: { rules: {}, documentKinds: {}, tokenizer: 'o200k_base', minTokenSavings: 20, ignore: ['vendor/**'], agentFiles: [] },
       problems: [],
     });
     const text = '{\n  "rules": { "toon/long-section": "loud" },\n  "colour": 1\n}';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileRole, isAgentFile, MARKDOWN_EXTENSIONS, PRE_COMMIT_FILES_PATTERN, WATCH_GLOB } from '../../server/src/core/files';
+import { fileRole, isAgentFile, isOnDemandAgentFile, MARKDOWN_EXTENSIONS, PRE_COMMIT_FILES_PATTERN, WATCH_GLOB } from '../../server/src/core/files';
 import { run, type FileReport } from '../../server/src/cli/check';
 import type { CliIO } from '../../server/src/cli/io';
 import { REPO_ROOT, tsSources } from '../paths';
@@ -38,6 +38,12 @@ describe('file roles', () => {
     }
     for (const p of ['README.md', 'docs/guide.md', 'CODE_OF_CONDUCT.md', 'CHANGELOG.md', 'src/agents.ts', 'my.claude/notes.md']) {
       assert.equal(isAgentFile(p), false, p);
+    }
+    for (const p of ['.claude/skills/pdf/SKILL.md', '.claude/skills/pdf/reference.md', 'x.prompt.md', '.github/prompts/a.md', '.claude/commands/fix.md']) {
+      assert.equal(isOnDemandAgentFile(p), true, p);
+    }
+    for (const p of ['AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md', '.cursor/rules/a.mdc', 'README.md']) {
+      assert.equal(isOnDemandAgentFile(p), false, p);
     }
   });
 

@@ -44,7 +44,7 @@ function scenario(name: string): Scenario {
 
 function findings(s: Scenario): string[] {
   const index = new LineIndex(s.text);
-  const ds = markdownDiagnostics(s.text, new EngineCache().plan(s.text, {}));
+  const ds = markdownDiagnostics(s.text, new EngineCache().plan(s.text, {}), { path: s.path, tokenNotes: s.options.tokenNotes === 'on' });
   return ds.map((d) => `${index.positionAt(d.range.start).line + 1}:${d.code}`).sort();
 }
 

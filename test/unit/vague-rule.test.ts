@@ -40,6 +40,10 @@ describe('toon/vague-rule precision', () => {
     assert.equal(isVagueRule('Write high-quality tests for src/parser.'), false);
     assert.equal(isVagueRule('Handle errors gracefully.'), true);
     assert.equal(isVagueRule('Refactor where possible.'), true);
+    assert.equal(isVagueRule('Add tests as appropriate.'), true);
+    // A condition hedge on a concrete instruction is how real prompts are written, not a vague rule.
+    assert.equal(isVagueRule('Offer concrete next steps when possible.'), false);
+    assert.equal(isVagueRule('Keep the output brief, and ask for feedback or additional input if needed.'), false);
     assert.equal(isVagueRule('Be careful with `prod` credentials.'), true);
     assert.equal(isVagueRule('Use good judgment about "the hotfix" branch.'), true);
     assert.deepEqual(quotedSpans('a "b" `c` "open'), [[2, 4], [6, 8]]);

@@ -4,7 +4,8 @@
  * --max-warnings); 2: usage or I/O error.
  */
 import { readdirSync, lstatSync, statSync, existsSync, type Stats } from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { compileGlob } from '../core/glob';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { CODES, isDiagnosticCode } from '../core/codes';
@@ -25,9 +26,9 @@ import { sha256Hex } from '../core/agentJson/report/text';
 import { isInside } from '../core/agentJson/report/paths';
 import { ConfigLoader, ignoredByConfig, readConfigFile, type LoadedConfig } from '../node/config';
 import { applyRuleLevels, CONFIG_FILE_NAME, configDiagnostics } from '../core/config';
-import { markdownDiagnostics, toonFileDiagnostics } from '../core/markdown/diagnostics';
+import { toonFileDiagnostics } from '../core/markdown/diagnostics';
+import { markdownFindings } from './findings';
 import { isMarkdownPath, isToonPath } from '../core/files';
-import { EngineCache, type EngineOptions } from '../core/markdown/engine';
 import { hintedPositions, LineIndex, type LineHints } from '../core/lineIndex';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, type WorkspaceReader } from '../core/types';
 import { pushAll } from '../core/arrays';
@@ -60,6 +61,8 @@ Options:
   --kind KIND                treat every JSON file as this kind (${DOCUMENT_KINDS.join(', ')})
   --max-file-size-mb N       skip larger files with an info diagnostic (default 50, at most 64)
   --config FILE              use this config file instead of the nearest .toonlens.json
+  --token-notes              report toon/token-regression in every markdown file (default: only in
+                             files holding a \`\`\`toon fence; .toonlens.json tokenNotesAsDiagnostics)
   -h, --help                 show this help
   --version                  print the version
 
@@ -122,6 +125,7 @@ const CHECK_OPTIONS: OptionDefs = {
   ignore: { type: 'string', multiple: true },
   'no-gitignore': { type: 'boolean' },
   'output-file': { type: 'string' },
+  'token-notes': { type: 'boolean' },
 };
 
 function checkArgs(p: ParsedArgs): ParsedArgs & CheckArgs {
@@ -166,7 +170,7 @@ export interface FileReport {
   file: string;
   /** The agent-JSON kind, `markdown`, `toon` or `config` (a .toonlens.json); null for a named file that is none of them. */
   kind: DocumentKind | 'markdown' | 'toon' | 'config' | null;
-  diagnostics: { code: string; severity: CoreDiagnostic['severity']; message: string; range: { start: Position; end: Position } }[];
+  diagnostics: { code: string; severity: CoreDiagnostic['severity']; message: string; range: { start: Position; end: Position }; related?: { message: string; range: { start: Position; end: Position } }[] }[];
 }
 interface Position {
   line: number;
@@ -240,7 +244,10 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       counts[d.severity]++;
       if (args.quiet && d.severity !== 'error') continue;
       const range = { start: toPosition(d.range.start), end: toPosition(d.range.end) };
-      report.diagnostics.push({ code: d.code, severity: d.severity, message: d.message, range });
+      const entry: FileReport['diagnostics'][number] = { code: d.code, severity: d.severity, message: d.message, range };
+      if (d.related?.length) entry.related = d.related.map((r) => ({ message: r.message, range: { start: toPosition(r.range.start), end: toPosition(r.range.end) } }));
+      if (text !== undefined) FINGERPRINTS.set(entry, lineFingerprint(d.code, text, d.range.start));
+      report.diagnostics.push(entry);
       textLines.push(`${paint.path(`${rel}:${range.start.line + 1}:${range.start.character + 1}`)} ${paint[d.severity](d.severity)} ${paint.code(d.code)} ${d.message}`);
     }
     reports.push(report);
@@ -293,11 +300,9 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
         continue;
       }
       const text = decodeText(bytes);
-      // The server's plan (EngineCache): the same sections and verdicts as planDocument, with each run of slices'
-      // details released once measured (holding all of them makes the peak grow with the section count).
       let diagnostics: CoreDiagnostic[];
       try {
-        diagnostics = kind === 'markdown' ? markdownDiagnostics(text, new EngineCache().plan(text, planOptions(loaded))) : toonFileDiagnostics(text);
+        diagnostics = kind === 'markdown' ? markdownFindings(text, stdinBytes && !args.stdin?.name ? undefined : abs, loaded, { tokenNotes: flag(p, 'token-notes') }) : applyRuleLevels(toonFileDiagnostics(text), rules);
       } catch (err) {
         checked--;
         ioError = notChecked(io, abs, err);
@@ -308,9 +313,9 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       const contextRoot = existsSync(join(root, '.git')) ? root : walkedFrom;
       if (kind === 'markdown' && contextRoot !== undefined && !stdinBytes) {
         const context = await contexts.forFile(contextRoot, abs, configs.forDir(contextRoot, contextRoot).config);
-        if (context.length) diagnostics = [...diagnostics, ...context].sort((a, b) => a.range.start - b.range.start);
+        if (context.length) diagnostics = [...diagnostics, ...applyRuleLevels(context, rules)].sort((a, b) => a.range.start - b.range.start);
       }
-      record(abs, kind, text, applyRuleLevels(diagnostics, rules));
+      record(abs, kind, text, diagnostics);
       continue;
     }
     let result: CheckResult;
@@ -347,7 +352,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
   let buffered = '';
   const outIO: CliIO = args.outputFile ? { ...io, stdout: (t) => void (buffered += t) } : io;
   if (args.format === 'json') printJson(outIO, reports);
-  else if (args.format === 'sarif') printJson(outIO, toSarif(reports));
+  else if (args.format === 'sarif') printJson(outIO, toSarif(reports, io.cwd));
   else if (textLines.length) outIO.stdout(textLines.join('\n') + '\n');
   if (args.outputFile) {
     try {
@@ -579,15 +584,6 @@ function kindSettings(loaded: LoadedConfig): CheckSettings {
   return Object.keys(loaded.config.documentKinds).length === 0 ? {} : { documentKinds: { ...loaded.config.documentKinds } };
 }
 
-/** The engine options a project's config sets (tokenizer, token gate and floor), as the editor's settings carry them. */
-export function planOptions(loaded: LoadedConfig): EngineOptions {
-  const opts: EngineOptions = {};
-  if (loaded.config.tokenizer !== undefined) opts.tokenizer = loaded.config.tokenizer;
-  if (loaded.config.minTokenSavings !== undefined) opts.minTokenSavings = loaded.config.minTokenSavings;
-  if (loaded.config.minTokenSavingsPct !== undefined) opts.minTokenSavingsPct = loaded.config.minTokenSavingsPct;
-  return opts;
-}
-
 /** A markdown or .toon file's bytes as text (invalid UTF-8 replaced, as an editor opening it would; the BOM kept). */
 function decodeText(bytes: Uint8Array): string {
   return new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(bytes);
@@ -650,20 +646,61 @@ function display(cwd: string, abs: string): string {
 
 const SARIF_LEVEL: Record<CoreDiagnostic['severity'], NonNullable<Result['level']>> = { error: 'error', warning: 'warning', info: 'note', hint: 'note' };
 
-/** A SARIF rule for a code: the catalogue's description and default severity. */
+const DOCS_URI = 'https://github.com/toonlens/toonlens/blob/main/docs/diagnostics.md';
+
+/**
+ * What a finding's fingerprint is made of, kept beside the printed report (never part of the JSON format):
+ * the code and the finding's line content, so an alert survives lines added above it.
+ */
+const FINGERPRINTS = new WeakMap<object, string>();
+
+/** The code and the trimmed content of the line holding `offset`, hashed (SHA-256, first 16 hex digits). */
+function lineFingerprint(code: string, text: string, offset: number): string {
+  const at = Math.max(0, Math.min(offset, text.length));
+  const from = text.lastIndexOf('\n', at - 1) + 1;
+  let to = text.indexOf('\n', at);
+  if (to < 0) to = text.length;
+  return sha256Hex(new TextEncoder().encode(`${code}\0${text.slice(from, to).trim()}`)).slice(0, 16);
+}
+
+/** A catalogue description as plain text: markdown code marks dropped. */
+function plain(text: string): string {
+  return text.replace(/`+ ?([^`]*?) ?`+/g, '$1');
+}
+
+/** A SARIF rule for a code: the catalogue's description (short: its first clause; full), help and default severity. */
 function sarifRule(id: string): ReportingDescriptor {
   const info = isDiagnosticCode(id) ? CODES[id] : undefined;
+  if (!info) return { id, name: id, shortDescription: { text: `ToonLens diagnostic ${id}` }, helpUri: DOCS_URI };
+  const full = plain(info.description);
+  const first = full.split(/[;:] /)[0]!;
   return {
     id,
     name: id,
-    shortDescription: { text: info ? info.description.replace(/`/g, '') : `ToonLens diagnostic ${id}` },
-    ...(info ? { defaultConfiguration: { level: SARIF_LEVEL[info.severity] } } : {}),
-    helpUri: 'https://github.com/toonlens/toonlens/blob/main/docs/diagnostics.md',
+    shortDescription: { text: first.length >= 12 ? first : full },
+    fullDescription: { text: full },
+    help: { text: `${id}: ${full}. Reference: ${DOCS_URI}`, markdown: `**${id}** (default ${info.severity}): ${info.description}.\n\n[ToonLens diagnostics reference](${DOCS_URI})` },
+    defaultConfiguration: { level: SARIF_LEVEL[info.severity] },
+    helpUri: DOCS_URI,
   };
 }
 
-/** The reports as one SARIF 2.1.0 run (code-scanning upload): one rule per code, 1-based regions, relative URIs. */
-export function toSarif(reports: FileReport[]): Log {
+/** A report's file as a SARIF artifact location: relative to the working folder (%SRCROOT%) when inside it, else a file URI. */
+function artifactLocation(file: string): { uri: string; uriBaseId?: string } {
+  if (isAbsolute(file)) return { uri: pathToFileURL(file).href };
+  return { uri: file.split('/').map(encodeURIComponent).join('/'), uriBaseId: '%SRCROOT%' };
+}
+
+function sarifRegion(range: { start: Position; end: Position }) {
+  return { startLine: range.start.line + 1, startColumn: range.start.character + 1, endLine: range.end.line + 1, endColumn: range.end.character + 1 };
+}
+
+/**
+ * The reports as one SARIF 2.1.0 run (code-scanning upload): one rule per code with its full description and
+ * help, 1-based regions, URIs relative to the working folder, related locations (a repeated rule's first
+ * occurrence) and partial fingerprints (the code and the line's content, with an occurrence count per file).
+ */
+export function toSarif(reports: FileReport[], cwd?: string): Log {
   const ruleIds = [...new Set(reports.flatMap((r) => r.diagnostics.map((d) => d.code)))].sort();
   const ruleIndex = new Map(ruleIds.map((id, i) => [id, i]));
   return {
@@ -679,28 +716,26 @@ export function toSarif(reports: FileReport[]): Log {
             rules: ruleIds.map(sarifRule),
           },
         },
+        ...(cwd ? { originalUriBaseIds: { '%SRCROOT%': { uri: pathToFileURL(cwd.endsWith(sep) ? cwd : cwd + sep).href } } } : {}),
         columnKind: 'utf16CodeUnits',
-        results: reports.flatMap((r) =>
-          r.diagnostics.map((d): Result => ({
-            ruleId: d.code,
-            ruleIndex: ruleIndex.get(d.code),
-            level: SARIF_LEVEL[d.severity],
-            message: { text: d.message },
-            locations: [
-              {
-                physicalLocation: {
-                  artifactLocation: { uri: encodeURI(r.file), uriBaseId: '%SRCROOT%' },
-                  region: {
-                    startLine: d.range.start.line + 1,
-                    startColumn: d.range.start.character + 1,
-                    endLine: d.range.end.line + 1,
-                    endColumn: d.range.end.character + 1,
-                  },
-                },
-              },
-            ],
-          })),
-        ),
+        results: reports.flatMap((r) => {
+          const seen = new Map<string, number>();
+          return r.diagnostics.map((d): Result => {
+            const base = FINGERPRINTS.get(d) ?? sha256Hex(new TextEncoder().encode(`${d.code}\0${d.message}`)).slice(0, 16);
+            const n = (seen.get(base) ?? 0) + 1;
+            seen.set(base, n);
+            const location = artifactLocation(r.file);
+            return {
+              ruleId: d.code,
+              ruleIndex: ruleIndex.get(d.code),
+              level: SARIF_LEVEL[d.severity],
+              message: { text: d.message },
+              locations: [{ physicalLocation: { artifactLocation: location, region: sarifRegion(d.range) } }],
+              ...(d.related?.length ? { relatedLocations: d.related.map((x, id) => ({ id, message: { text: x.message }, physicalLocation: { artifactLocation: location, region: sarifRegion(x.range) } })) } : {}),
+              partialFingerprints: { primaryLocationLineHash: `${base}:${n}` },
+            };
+          });
+        }),
       },
     ],
   };

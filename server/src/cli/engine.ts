@@ -17,9 +17,16 @@ import { WriteRefused, writeOutputFile } from '../node/safeWrite';
 import { displayWidth, truncateToWidth } from './textWidth';
 import { convertDocument, planOnce, profileDocument, type EngineOptions, type EngineMode, type PlanResult, type VerdictV1 } from '../core/markdown/engine';
 import { VERDICTS } from '../core/markdown/policy';
-import { TOKENIZERS, type TokenizerName } from '../core/tokens';
+import { TOKENIZERS, tokenizer, type TokenizerName } from '../core/tokens';
 import { maxOf } from '../core/arrays';
 import { printJson } from './jsonOut';
+import { compactTables } from '../core/markdown/compactTable';
+import { markdownFindings } from './findings';
+import { ConfigLoader } from '../node/config';
+import { EMPTY_CONFIG } from '../core/config';
+import { LineIndex } from '../core/lineIndex';
+import { WARNING_DIAGNOSTICS } from '../core/markdown/rules';
+import type { CoreDiagnostic } from '../core/types';
 
 const MODES = ['lossless', 'record', 'budget'] as const;
 const DELIMITERS = ['auto', 'comma', 'tab', 'pipe'] as const;
@@ -136,7 +143,23 @@ function tokenApprox(estimator: string): string {
   return estimator.startsWith('tokenx@') ? '~' : '';
 }
 
-function summary(v: VerdictV1, name: string): string {
+/** A text's findings as `toonlens check` prints them (line:column severity code message), for profile's summary. */
+function findingLines(text: string, findings: CoreDiagnostic[]): string[] {
+  if (findings.length === 0) return ['  findings: none'];
+  const index = new LineIndex(text);
+  const lines = [`  findings (as toonlens check reports them): ${findings.length}`];
+  for (const d of findings) {
+    const at = index.positionAt(d.range.start);
+    lines.push(`    ${at.line + 1}:${at.character + 1} ${d.severity} ${d.code} ${d.message}`);
+  }
+  return lines;
+}
+
+/**
+ * Profile's text summary: the verdict and its figures, the verdict's own notes (warnings no finding shows, such
+ * as negative_savings), then the file's findings exactly as `toonlens check` reports them.
+ */
+function summary(v: VerdictV1, name: string, findings?: string[]): string {
   const lines = [
     `${name}: ${v.verdict}${v.safe_to_auto_apply ? ' (safe to auto-apply)' : ''}`,
     `  profile ${v.profile.name}${v.profile.title ? ` — ${v.profile.title}` : ''}, mode ${v.mode}, delimiter ${v.delimiter === null ? 'none' : JSON.stringify(v.delimiter)}`,
@@ -145,13 +168,15 @@ function summary(v: VerdictV1, name: string): string {
   ];
   if (v.flags.target_reached !== null) lines.push(`  target reached: ${v.flags.target_reached}`);
   for (const w of v.warnings) {
+    if (findings && WARNING_DIAGNOSTICS.has(w.code)) continue;
     const at = w.range ? ` line ${w.range.line_start}` : '';
     lines.push(`  ${w.severity} ${w.code}${at}: ${w.message}${w.evidence ? ` (${w.evidence})` : ''}`);
   }
+  if (findings) lines.push(...findings);
   return lines.join('\n') + '\n';
 }
 
-function planTable(plan: PlanResult, name: string): string {
+function planTable(plan: PlanResult, name: string, source: string): string {
   const v = plan.verdict;
   const cp = v.context_plan!;
   const rows = cp.sections.map((s, i) => {
@@ -177,6 +202,12 @@ function planTable(plan: PlanResult, name: string): string {
   out.push(`net: ${cp.net.source} → ${cp.net.hybrid} chars (savings ${cp.net.savings}, ${pct(cp.net.savings_pct)})`);
   const nt = plan.tokens;
   out.push(`tokens: ${nt.source} → ${nt.hybrid} (savings ${nt.savings}, ${nt.estimator})`);
+  const compact = compactTables(source);
+  if (compact.edits.length) {
+    const tok = tokenizer(plan.tokenizer);
+    const saved = tok.count(source) - tok.count(compact.text);
+    out.push(`compact tables (markdown kept, same HTML): ${compact.edits.length} table${compact.edits.length === 1 ? '' : 's'}, ${source.length} → ${compact.text.length} chars, tokens saved ${tokenApprox(tok.estimator)}${saved}`);
+  }
   out.push(`hybrid recommended: ${cp.recommend_hybrid ? 'yes' : 'no'}; safe to auto-apply: ${cp.safe_to_auto_apply ? 'yes' : 'no'}; reassembly verified: ${cp.reassembly_verified ? 'yes' : 'no'}`);
   return out.join('\n') + '\n';
 }
@@ -302,9 +333,16 @@ function command(name: string, options: OptionDefs, handler: Handler): (argv: st
 export const runProfile = command('profile', COMMON, async (p, io) => {
   const failOn = failOnList(p);
   const input = await readInput(p, io);
-  const v = profileDocument(input.text, engineOptions(p, input.sourceType));
+  const opts = engineOptions(p, input.sourceType);
+  const v = profileDocument(input.text, opts);
   if (flag(p, 'json')) printJson(io, v);
-  else io.stdout(summary(v, input.name));
+  else {
+    // The findings of the file as check reports them (its config's agent files, token notes and rule levels).
+    const abs = input.sourceType === 'stdin' ? undefined : path.resolve(io.cwd, input.name);
+    const loaded = abs !== undefined ? new ConfigLoader().forFile(abs) : { config: EMPTY_CONFIG, problems: [] };
+    const { sourceType: _sourceType, ...engine } = opts;
+    io.stdout(summary(v, input.name, findingLines(input.text, markdownFindings(input.text, abs, loaded, { engine }))));
+  }
   return failOnMatches(failOn, [v.verdict], v.warnings) ? 1 : 0;
 });
 
@@ -346,7 +384,7 @@ export const runPlan = command('plan', { ...COMMON, out: { type: 'string' }, del
   if (out !== undefined) writeFileAtomic(io, out, plan.hybrid);
   if (flag(p, 'json')) printJson(io, plan.verdict);
   else {
-    io.stdout(planTable(plan, input.name));
+    io.stdout(planTable(plan, input.name, input.text));
     if (out !== undefined) io.stdout(`wrote ${out}\n`);
   }
   const cp = plan.verdict.context_plan!;

@@ -48,13 +48,20 @@ export interface ToonLensConfig {
   minTokenSavings?: number;
   /** The token floor in percent of a section's real tokens (0–100). */
   minTokenSavingsPct?: number;
-  /** Globs relative to the config file's folder. */
-  ignore: string[];
   /** Agent → tokens it may pay on every request (docs/agent-context.md). */
   contextBudget?: Partial<Record<AgentId, number>>;
+  /** Token notes (`toon/token-regression`) as diagnostics in every markdown file, not only in converted ones. */
+  tokenNotesAsDiagnostics?: boolean;
+  /** Globs relative to the config file's folder. */
+  ignore: string[];
+  /**
+   * Globs (relative to the config file's folder, as `ignore`) of more files agents load, beyond the ones known
+   * by name and location (core/files.ts isAgentFile): they get the agent-file advice too.
+   */
+  agentFiles: string[];
 }
 
-export const EMPTY_CONFIG: Readonly<ToonLensConfig> = Object.freeze({ rules: {}, documentKinds: {}, ignore: [] });
+export const EMPTY_CONFIG: Readonly<ToonLensConfig> = Object.freeze({ rules: {}, documentKinds: {}, ignore: [], agentFiles: [] });
 
 export interface ParsedConfig {
   /** What the file validly says (invalid entries are dropped, so a typo does not disable everything). */
@@ -110,7 +117,7 @@ export function forbiddenKeyMessage(key: string): string {
 /** Parses and validates a config file's text. Never throws. */
 export function parseConfig(text: string): ParsedConfig {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const empty = (): ToonLensConfig => ({ ...EMPTY_CONFIG, rules: {}, documentKinds: {}, ignore: [] });
+  const empty = (): ToonLensConfig => ({ ...EMPTY_CONFIG, rules: {}, documentKinds: {}, ignore: [], agentFiles: [] });
   const errors: ParseError[] = [];
   let tree: Node | undefined;
   try {
@@ -141,7 +148,9 @@ export function normalizeConfig(raw: unknown): ToonLensConfig {
     // Clamped to the documented range (core/settingRanges.ts), as the editor's setting is.
     ...(typeof o.minTokenSavings === 'number' && Number.isInteger(o.minTokenSavings) && o.minTokenSavings >= 0 ? { minTokenSavings: clampSetting('minTokenSavings', o.minTokenSavings)! } : {}),
     ...(typeof o.minTokenSavingsPct === 'number' && Number.isFinite(o.minTokenSavingsPct) && o.minTokenSavingsPct >= 0 ? { minTokenSavingsPct: clampSetting('minTokenSavingsPct', o.minTokenSavingsPct)! } : {}),
+    ...(typeof o.tokenNotesAsDiagnostics === 'boolean' ? { tokenNotesAsDiagnostics: o.tokenNotesAsDiagnostics } : {}),
     ignore: Array.isArray(o.ignore) ? o.ignore.filter((g): g is string => typeof g === 'string' && g !== '') : [],
+    agentFiles: Array.isArray(o.agentFiles) ? o.agentFiles.filter((g): g is string => typeof g === 'string' && g !== '') : [],
     ...(isObject(o.contextBudget) ? { contextBudget: normalizeBudget(o.contextBudget) } : {}),
   };
 }

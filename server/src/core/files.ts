@@ -105,3 +105,21 @@ export function isAgentFile(path: string): boolean {
   const lower = p.toLowerCase();
   return AGENT_FOLDERS.some((f) => lower.startsWith(`${f}/`) || lower.includes(`/${f}/`));
 }
+
+/** Name endings of agent files loaded when a task or command asks for them. */
+const ON_DEMAND_SUFFIXES = ['.prompt.md'];
+/** Folders of agent files loaded on demand (skills, commands, prompts). */
+const ON_DEMAND_FOLDERS = ['.claude/commands', '.claude/skills', '.github/prompts', '.gemini/commands'];
+
+/**
+ * Whether `path` is an agent file loaded on demand — a skill (`SKILL.md` and the files beside it), a prompt, a
+ * command — rather than on every request (AGENTS.md, CLAUDE.md, instructions, rules). Advice to move detail out of
+ * always-on context into a skill (long or split sections) does not apply to these.
+ */
+export function isOnDemandAgentFile(path: string): boolean {
+  const p = normalize(path);
+  const name = baseName(p).toLowerCase();
+  if (name === 'skill.md' || ON_DEMAND_SUFFIXES.some((s) => name.endsWith(s))) return true;
+  const lower = p.toLowerCase();
+  return name.endsWith('.md') && ON_DEMAND_FOLDERS.some((f) => lower.startsWith(`${f}/`) || lower.includes(`/${f}/`));
+}

@@ -70,6 +70,8 @@ export interface CoreDiagnostic {
   fixes?: JsonFix[];
   /** The JSON path the finding is about, when it came from a JSON document. */
   path?: JsonPath;
+  /** Other places in the same text the finding is about (a repeated rule's first occurrence). */
+  related?: { range: OffsetRange; message: string }[];
 }
 
 /** Read-only access to the workspace a document lives in; fakes are passed in tests. */

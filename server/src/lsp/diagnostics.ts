@@ -49,6 +49,7 @@ export function toLspDiagnostic(doc: TextDocument, d: CoreDiagnostic, range?: Di
     source: DIAGNOSTIC_SOURCE,
     message: d.message,
     data,
+    ...(d.related?.length ? { relatedInformation: d.related.map((r) => ({ location: { uri: doc.uri, range: offsetRangeToLsp(doc, r.range) }, message: r.message })) } : {}),
   };
 }
 

@@ -29,6 +29,8 @@ export interface ToonLensSettings {
   minTokenSavings: number;
   /** The token floor: the minimum saving as a percentage of the section's real tokens. */
   minTokenSavingsPct: number;
+  /** Token notes (`toon/token-regression`) as diagnostics in every markdown document, not only in converted ones. */
+  tokenNotesAsDiagnostics: boolean;
   /**
    * Diagnostic code → level: the project's `.toonlens.json` rules with the user's `toonlens.rules` over them
    * (the setting is the editor-only choice and wins per code; docs/config.md).
@@ -47,6 +49,9 @@ export interface ProjectSettings {
   tokenizer?: Tokenizer;
   minTokenSavings?: number;
   minTokenSavingsPct?: number;
+  tokenNotesAsDiagnostics?: boolean;
+  /** The config's `agentFiles` globs name the document: it gets the agent-file advice. */
+  agentFile?: boolean;
 }
 
 /** The part of a project config the settings take (built by the server from node/config's loader). */
@@ -58,6 +63,8 @@ export interface ProjectConfigForDocument {
   tokenizer?: Tokenizer;
   minTokenSavings?: number;
   minTokenSavingsPct?: number;
+  tokenNotesAsDiagnostics?: boolean;
+  agentFile?: boolean;
 }
 
 /**
@@ -71,6 +78,8 @@ export function withProjectConfig(settings: ToonLensSettings, project: ProjectCo
   if (project.tokenizer !== undefined) p.tokenizer = project.tokenizer;
   if (project.minTokenSavings !== undefined) p.minTokenSavings = project.minTokenSavings;
   if (project.minTokenSavingsPct !== undefined) p.minTokenSavingsPct = project.minTokenSavingsPct;
+  if (project.tokenNotesAsDiagnostics !== undefined) p.tokenNotesAsDiagnostics = project.tokenNotesAsDiagnostics;
+  if (project.agentFile) p.agentFile = true;
   return {
     ...settings,
     documentKinds: { ...settings.documentKinds, ...project.documentKinds },
@@ -79,6 +88,8 @@ export function withProjectConfig(settings: ToonLensSettings, project: ProjectCo
     ...(project.tokenizer !== undefined ? { tokenizer: project.tokenizer } : {}),
     ...(project.minTokenSavings !== undefined ? { minTokenSavings: project.minTokenSavings } : {}),
     ...(project.minTokenSavingsPct !== undefined ? { minTokenSavingsPct: project.minTokenSavingsPct } : {}),
+    // What check reports is the project's too: the file wins, so CI and the editor show the same findings.
+    ...(project.tokenNotesAsDiagnostics !== undefined ? { tokenNotesAsDiagnostics: project.tokenNotesAsDiagnostics } : {}),
     project: p,
   };
 }
@@ -92,6 +103,7 @@ export const DEFAULT_SETTINGS: Readonly<ToonLensSettings> = Object.freeze<ToonLe
   tokenizer: DEFAULT_TOKENIZER,
   minTokenSavings: DEFAULT_MIN_TOKEN_SAVINGS,
   minTokenSavingsPct: DEFAULT_MIN_TOKEN_SAVINGS_PCT,
+  tokenNotesAsDiagnostics: false,
   rules: {},
 });
 
@@ -133,6 +145,7 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
   const tok = pick('tokenizer');
   const minTok = pick('minTokenSavings');
   const minTokPct = pick('minTokenSavingsPct');
+  const notes = pick('tokenNotesAsDiagnostics');
   return {
     documentKinds: kinds,
     // Numbers are clamped to their documented range (core/settingRanges.ts): a workspace cannot raise a limit.
@@ -147,6 +160,7 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
     tokenizer: isTokenizerName(tok) ? tok : DEFAULT_SETTINGS.tokenizer,
     minTokenSavings: clampSetting('minTokenSavings', minTok) ?? DEFAULT_SETTINGS.minTokenSavings,
     minTokenSavingsPct: clampSetting('minTokenSavingsPct', minTokPct) ?? DEFAULT_SETTINGS.minTokenSavingsPct,
+    tokenNotesAsDiagnostics: typeof notes === 'boolean' ? notes : DEFAULT_SETTINGS.tokenNotesAsDiagnostics,
     rules: normalizeRules(pick('rules')),
   };
 }

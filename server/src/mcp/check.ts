@@ -12,7 +12,8 @@ import { isMarkdownPath, isToonPath } from '../core/files';
 import type { CoreDiagnostic, DocumentKind, JsonFix } from '../core/types';
 import { ConfigLoader } from '../node/config';
 import { createNodeWorkspace } from '../node/workspace';
-import { planOptions, positionMapper, type FileReport } from '../cli/check';
+import { positionMapper, type FileReport } from '../cli/check';
+import { planOptions } from '../cli/findings';
 
 export type TextKind = DocumentKind | 'markdown' | 'toon';
 

@@ -95,3 +95,9 @@ export function ignoredByConfig(loaded: LoadedConfig, absPath: string): boolean 
   if (!loaded.dir || loaded.config.ignore.length === 0) return false;
   return isIgnored(loaded.config.ignore, relative(loaded.dir, absPath).split(sep).join('/'));
 }
+
+/** Whether the config's `agentFiles` globs name the file (the same glob reading as `ignore`). */
+export function agentFileByConfig(loaded: LoadedConfig, absPath: string): boolean {
+  if (!loaded.dir || loaded.config.agentFiles.length === 0) return false;
+  return isIgnored(loaded.config.agentFiles, relative(loaded.dir, absPath).split(sep).join('/'));
+}

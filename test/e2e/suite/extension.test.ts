@@ -192,7 +192,7 @@ describe('ToonLens in a real VS Code', () => {
   });
 
   it('puts toon/long-section on the heading line only', async () => {
-    const rel = 'docs/long-procedure.md';
+    const rel = 'docs/long-procedure.instructions.md'; // an agent file: long-section is agent-file advice
     const text = '# Procedures\n\n' + Array.from({ length: 45 }, (_, i) => `- step ${i + 1}: check the deploy log for warnings`).join('\n') + '\n';
     await vscode.workspace.fs.writeFile(file(rel), Buffer.from(text, 'utf8'));
     const doc = await open(rel);

@@ -12,7 +12,7 @@ import type { CoreDiagnostic } from '../types';
 import { modelAlnum, sourceAlnum } from './coverage';
 import type { Tokenizer, TokenizerName } from '../tokens';
 import { profileName, sliceStats, emptyStats, RULE_RE, type ProfileName, type Stats } from './stats';
-import { duplicateRuleWarnings, sliceRules, type RuleRef, type VerdictWarning } from './warnings';
+import { dupKeysOf, duplicateRuleWarnings, sliceRules, type DupKeys, type RuleRef, type VerdictWarning } from './warnings';
 import { sliceRuleWarnings } from './rules';
 import { SmallMap } from '../smallMap';
 import { inlineDirectives, type InlineDirective } from './inlineControl';
@@ -21,7 +21,7 @@ export type SliceKind = 'frontmatter' | 'preamble' | 'section';
 
 /**
  * What a slice's analysis holds while it is measured — the parse, the model, the TOON candidates, the rules
- * with their MinHash keys — and can rebuild from its text at any time (everything here is a pure function of
+ * with their duplicate keys — and can rebuild from its text at any time (everything here is a pure function of
  * the slice's text, kind and heading end). The engine cache drops it once a plan has measured the slice
  * ({@link releaseDetail}): lenses, hovers, diagnostics and the next edit read only the compact fields and
  * the memos; the whole-document verdict, another tokenizer or a record/budget conversion rebuilds it.
@@ -69,6 +69,8 @@ export interface SliceAnalysis extends Readonly<SliceDetail> {
   ownWarnings: VerdictWarning[];
   /** Duplicate rules within the slice alone (slice-relative). */
   localDuplicates: VerdictWarning[];
+  /** What document-wide duplicate detection needs of the slice's rules (kept when the detail is released). */
+  dupKeys: DupKeys;
   sourceAlnum: number;
   /** The slice text's token count with `tok`, memoized (per tokenizer). */
   sourceTokens(tok: Tokenizer): number;
@@ -220,6 +222,7 @@ class Analysis implements SliceAnalysis {
     this.ownWarnings = own.length ? own.map(detachWarning) : NO_WARNINGS;
     const dups = duplicateRuleWarnings(d.rules);
     this.localDuplicates = dups.length ? dups.map(detachWarning) : NO_WARNINGS;
+    this.dupKeys = d.rules.length ? dupKeysOf(d.rules) : NO_KEYS;
   }
 
   private packStats(st: Stats): void {
@@ -432,6 +435,9 @@ function sectionName(kind: SliceKind, headingText: string | null): string {
 export const NO_WARNINGS: VerdictWarning[] = [];
 
 /** A warning whose evidence is a flat copy (it may be cut from the slice text). */
+/** The shared empty list of duplicate keys. */
+const NO_KEYS: DupKeys = Object.freeze([]);
+
 function detachWarning(w: VerdictWarning): VerdictWarning {
   // (messages are made of the detached section name; suggestions are constants)
   return w.evidence === undefined ? w : { ...w, evidence: detach(w.evidence) };

@@ -3,6 +3,12 @@
  * - the verdict engine's warnings that point at text (`toon/duplicate-rule`, `toon/vague-rule` where they
  *   point; `toon/long-section`, `toon/split-candidate` on the section's heading line, never across its body),
  *   none on a converted section (a ```toon fence is TOON already) or inside any ```toon fence;
+ * - `toon/duplicate-rule` across the whole text (the plan's document-wide list, the one the whole-document
+ *   verdict of `profile` holds), naming the earlier occurrence as related information;
+ * - agent-file advice (rows flagged `agentAdvice`) only on files agents load (core/files.ts isAgentFile), and
+ *   advice about always-on context (rows flagged `alwaysOnAdvice`) not on the ones loaded on demand;
+ * - token notes (rows flagged `tokenNote`) only where the document holds a ```toon fence (the author converted)
+ *   or the caller asks for them (`toonlens.tokenNotesAsDiagnostics`);
  * - `toon/fence-decode` for a ```toon fence (or a .toon file) that fails a strict decode;
  * - minus what the file's `<!-- toonlens-disable… -->` comments switch off.
  */
@@ -13,7 +19,9 @@ import type { DiagnosticCode } from '../codes';
 import { LineIndex } from '../lineIndex';
 import { applyInlineDisables, type InlineDirective } from './inlineControl';
 import { sliceDirectives } from './analysis';
-import { WARNING_DIAGNOSTICS } from './rules';
+import { WARNING_DIAGNOSTICS, type RuleDiagnostic } from './rules';
+import { isAgentFile, isOnDemandAgentFile } from '../files';
+import { DUPLICATE_SUGGESTION, type DuplicateFinding } from './warnings';
 import { convertedFenceOf, fenceAtOffset, toonFencesOfPlan, toonFencesOfPlanSteps, type FenceAt } from './sectionFences';
 
 export { toonFileDiagnostics };
@@ -33,25 +41,71 @@ function headingRange(text: string, start: number, headingEnd: number): { start:
   return { start, end };
 }
 
+/** Which findings a markdown text gets, by where it is and what the user asked for. */
+export interface MarkdownDiagnosticOptions {
+  /**
+   * The file's path or URI: agent-file advice (vague, duplicate rules, long and split sections) only on files
+   * agents load. Without a path every finding is shown (the caller cannot tell).
+   */
+  path?: string;
+  /** The project declares the file an agent file (`.toonlens.json` `agentFiles`), whatever its path. */
+  agentFile?: boolean;
+  /** Token notes (`toon/token-regression`) as diagnostics in every document, not only in one the author converted. */
+  tokenNotes?: boolean;
+}
+
+/** Whether a rule's diagnostic is shown under the options (agent advice on agent files, token notes where asked). */
+function shownHere(shown: RuleDiagnostic, agentFile: boolean, tokenNotes: boolean, onDemand = false): boolean {
+  if (shown.agentAdvice && !agentFile) return false;
+  if (shown.alwaysOnAdvice && onDemand) return false;
+  if (shown.tokenNote && !tokenNotes) return false;
+  return true;
+}
+
 /** The plan's located section warnings as core diagnostics (whole-document offsets). */
-export function sectionWarningDiagnostics(plan: PlanResult, text: string, fences: readonly FenceAt[] = toonFencesOfPlan(plan)): CoreDiagnostic[] {
-  return runSteps(sectionWarningSteps(plan, text, fences));
+export function sectionWarningDiagnostics(plan: PlanResult, text: string, fences: readonly FenceAt[] = toonFencesOfPlan(plan), options: MarkdownDiagnosticOptions = {}): CoreDiagnostic[] {
+  return runSteps(sectionWarningSteps(plan, text, fences, options));
+}
+
+const DUPLICATE_CODE = 'duplicate_rule';
+
+/** A document-wide duplicate as a diagnostic: the message names the earlier occurrence, also given as related information. */
+function duplicateDiagnostic(f: DuplicateFinding, shown: RuleDiagnostic, text: string, suggestion: string): CoreDiagnostic {
+  const clamp = (n: number) => Math.max(0, Math.min(n, text.length));
+  const start = clamp(f.range.char_start);
+  const kind = f.verbatim ? 'Repeated rule' : 'Near-duplicate rule';
+  const where = f.firstSection === f.section ? `line ${f.first.line_start}` : `line ${f.first.line_start} ("${f.firstSection}")`;
+  const message = `${kind} in "${f.section}": it repeats ${where}.${shown.withSuggestion ? ` ${suggestion}` : ''}`;
+  const firstStart = clamp(f.first.char_start);
+  return {
+    code: shown.code,
+    severity: shown.severity ?? 'warning',
+    message,
+    range: { start, end: Math.max(start, clamp(f.range.char_end)) },
+    related: [{ range: { start: firstStart, end: Math.max(firstStart, clamp(f.first.char_end)) }, message: `First occurrence of the rule, in "${f.firstSection}"` }],
+  };
 }
 
 /** Sections between two yields of the diagnostic steps. */
 const SECTIONS_PER_STEP = 256;
 
-function* sectionWarningSteps(plan: PlanResult, text: string, fences: readonly FenceAt[]): Generator<void, CoreDiagnostic[], void> {
+function* sectionWarningSteps(plan: PlanResult, text: string, fences: readonly FenceAt[], options: MarkdownDiagnosticOptions): Generator<void, CoreDiagnostic[], void> {
   const out: CoreDiagnostic[] = [];
   const inFence = (offset: number) => fenceAtOffset(fences, offset) !== undefined;
+  const agentFile = options.agentFile === true || options.path === undefined || isAgentFile(options.path);
+  const onDemand = options.path !== undefined && isOnDemandAgentFile(options.path);
+  // A document holding a ```toon fence is one the author converted: there the token notes are findings.
+  const tokenNotes = options.tokenNotes === true || fences.length > 0;
   let n = 0;
   for (const s of plan.sections) {
     if (++n % SECTIONS_PER_STEP === 0) yield;
     const warnings = sectionWarnings(s);
     if (warnings.length === 0 || convertedFenceOf(text, s, fences)) continue;
     for (const w of warnings) {
+      // A section's verdict compares its own rules only; the document-wide list below replaces those.
+      if (w.code === DUPLICATE_CODE) continue;
       const shown = WARNING_DIAGNOSTICS.get(w.code);
-      if (!shown) continue;
+      if (!shown || !shownHere(shown, agentFile, tokenNotes, onDemand)) continue;
       let range: { start: number; end: number };
       if (shown.at === 'heading') {
         // On the heading line (a preamble: its first line), never across the section's body.
@@ -67,6 +121,17 @@ function* sectionWarningSteps(plan: PlanResult, text: string, fences: readonly F
       out.push({ code: shown.code, severity: shown.severity ?? (w.severity === 'warning' ? 'warning' : 'info'), message, range });
     }
   }
+  const dupShown = WARNING_DIAGNOSTICS.get(DUPLICATE_CODE);
+  if (dupShown && shownHere(dupShown, agentFile, tokenNotes)) {
+    yield;
+    const dups = plan.duplicates;
+    for (let i = 0; i < dups.length; i++) {
+      const f = dups[i]!;
+      const s = plan.sections[f.group];
+      if (!s || inFence(f.range.char_start) || convertedFenceOf(text, s, fences)) continue;
+      out.push(duplicateDiagnostic(f, dupShown, text, DUPLICATE_SUGGESTION));
+    }
+  }
   return out;
 }
 
@@ -76,8 +141,8 @@ function* sectionWarningSteps(plan: PlanResult, text: string, fences: readonly F
  * toonFenceDiagnosticSteps), so after an edit only the edited slice is parsed again, never the whole text;
  * a caller that already ran those steps time-sliced passes their result as `fenceDiagnostics`.
  */
-export function markdownDiagnostics(text: string, plan: PlanResult, fenceDiagnostics: readonly CoreDiagnostic[] = runSteps(toonFenceDiagnosticSteps(plan))): CoreDiagnostic[] {
-  return runSteps(markdownDiagnosticSteps(text, plan, fenceDiagnostics));
+export function markdownDiagnostics(text: string, plan: PlanResult, options: MarkdownDiagnosticOptions = {}, fenceDiagnostics: readonly CoreDiagnostic[] = runSteps(toonFenceDiagnosticSteps(plan))): CoreDiagnostic[] {
+  return runSteps(markdownDiagnosticSteps(text, plan, fenceDiagnostics, undefined, options));
 }
 
 /**
@@ -104,9 +169,9 @@ export function planDirectives(plan: PlanResult): InlineDirective[] {
  * diagnostics over turns of its event loop and answers lens requests in between. `lineOf` gives an offset's
  * 0-based line (the server passes its document's; by default a line index of the text is built when needed).
  */
-export function* markdownDiagnosticSteps(text: string, plan: PlanResult, fenceDiagnostics: readonly CoreDiagnostic[], lineOf?: (offset: number) => number): Generator<void, CoreDiagnostic[], void> {
+export function* markdownDiagnosticSteps(text: string, plan: PlanResult, fenceDiagnostics: readonly CoreDiagnostic[], lineOf?: (offset: number) => number, options: MarkdownDiagnosticOptions = {}): Generator<void, CoreDiagnostic[], void> {
   const fences = yield* toonFencesOfPlanSteps(plan);
-  const core = [...fenceDiagnostics, ...(yield* sectionWarningSteps(plan, text, fences))];
+  const core = [...fenceDiagnostics, ...(yield* sectionWarningSteps(plan, text, fences, options))];
   core.sort((a, b) => a.range.start - b.range.start);
   yield;
   const directives = planDirectives(plan);

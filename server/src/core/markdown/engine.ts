@@ -34,7 +34,7 @@ import {
   type VerdictV1,
 } from './verdict';
 import { beyondLatin1, compactSlice, latin1Copy } from './text';
-import { duplicateRuleWarnings, shiftWarning, type DuplicateMemo, type RuleGroup, type VerdictWarning } from './warnings';
+import { duplicateFinding, duplicateRuleWarning, findDuplicates, shiftWarning, type DuplicateFinding, type DuplicateMemo, type VerdictWarning } from './warnings';
 import { DEFAULT_CHARS_PER_TOKEN, measureChars, tokenEstimates } from './measure';
 import type { CoreDiagnostic } from '../types';
 
@@ -94,6 +94,8 @@ export interface PlanResult {
   tokenizer: TokenizerName;
   /** The document's tokens against the hybrid's (source − Σ savings of the converted sections), computed on first read. */
   tokens: { tokenizer: TokenizerName; estimator: string; source: number; hybrid: number; savings: number };
+  /** Repeated rules across the whole text, each with the earlier one it repeats (the diagnostics' duplicate-rule), computed on first read. */
+  readonly duplicates: DuplicateFinding[];
 }
 
 type Analyze = (text: string, s: Slice) => SliceAnalysis;
@@ -231,17 +233,26 @@ function docProfile(d: DocAnalysis, sourceType: SourceType): VerdictProfile {
   return { name: profileName(stats), title, source_type: sourceType, stats };
 }
 
+/** The document's repeated rules, each with the earlier one it repeats (rules read only for the slices that hold one). */
+function docDuplicates(d: DocAnalysis): DuplicateFinding[] {
+  const hits = findDuplicates(d.analyses.map((a) => a.dupKeys), d.duplicateMemo);
+  if (hits.length === 0) return [];
+  const slice = (g: number) => {
+    const a = d.analyses[g]!;
+    const s = d.slices[g]!;
+    return { rules: a.rules, charBase: s.charStart, lineBase: s.lineStart - 1, section: a.section };
+  };
+  return hits.map((h) => duplicateFinding(h, slice));
+}
+
 /** Analysis warnings of the whole document, in whole-document coordinates. */
 function docWarnings(d: DocAnalysis): VerdictWarning[] {
-  const memo = d.duplicateMemo;
-  const groups: RuleGroup[] = [];
-  const out: VerdictWarning[] = [];
+  const out: VerdictWarning[] = docDuplicates(d).map(duplicateRuleWarning);
   d.analyses.forEach((a, i) => {
     const s = d.slices[i]!;
-    if (a.rules.length) groups.push({ rules: a.rules, charBase: s.charStart, lineBase: s.lineStart - 1 });
     for (const w of a.ownWarnings) out.push(shiftWarning(w, s.charStart, s.lineStart - 1));
   });
-  return [...duplicateRuleWarnings(groups, memo), ...out];
+  return out;
 }
 
 function tokenizerOf(opts: EngineOptions): Tokenizer {
@@ -796,6 +807,7 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
   const segmentAt = (i: number) => (sections[i] as PlannedSection).segment();
   let planTokens: PlanResult['tokens'] | undefined;
   let verdict: VerdictV1 | undefined;
+  let duplicates: DuplicateFinding[] | undefined;
   // The whole-document verdict (its composed candidate, cross-section duplicates) and the hybrid text are
   // built on first read (enumerable accessors, memoized): lenses, diagnostics and the status bar read only
   // the sections and contextPlan, so an edit does not re-compose the whole document for them.
@@ -811,6 +823,9 @@ function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: readonly (
     tokenizer: tok.name,
     get tokens(): PlanResult['tokens'] {
       return (planTokens ??= countPlan());
+    },
+    get duplicates(): DuplicateFinding[] {
+      return (duplicates ??= docDuplicates(d));
     },
   };
 }

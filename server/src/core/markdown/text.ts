@@ -181,7 +181,7 @@ function flatCopy(text: string, start: number, end: number): string {
   return [text.slice(start, h), text.slice(h, end)].join('');
 }
 
-/** 32-bit FNV-1a over a text's UTF-16 code units from `seed` (the MinHash of rules, the slice memo's fingerprint). */
+/** 32-bit FNV-1a over a text's UTF-16 code units from `seed` (duplicate-rule keys, the slice memo's fingerprint). */
 export function fnv1a(s: string, seed: number): number {
   let h = seed >>> 0;
   for (let i = 0; i < s.length; i++) {

@@ -27,13 +27,6 @@ export const LONG_SECTION_MAX_CHARS = 1500;
 export const LONG_SECTION_MAX_LINES = 40;
 export const LONG_SECTION_MAX_BULLETS = 12;
 export const LONG_SECTION_TABLE_SHARE = 0.6;
-/** Near-duplicate rules: Jaccard similarity of word sets at or above this, both with ≥ 4 distinct words. */
-export const NEAR_DUPLICATE_JACCARD = 0.8;
-export const NEAR_DUPLICATE_MIN_WORDS = 4;
-/** Bound on near-duplicate comparisons per rule (candidates share a MinHash anchor). */
-export const NEAR_DUPLICATE_MAX_CANDIDATES = 6;
-/** At most this many (most recent) rules per MinHash bucket (a word shared by thousands of rules adds nothing). */
-export const NEAR_DUPLICATE_BUCKET_MAX = 32;
 /** split_candidate: this many distinct trigger openings in one section. */
 export const SPLIT_MIN_TRIGGERS = 3;
 export const SPLIT_MIN_POLICY_RULES = 3;
@@ -41,9 +34,11 @@ export const SPLIT_MIN_PROCEDURE_STEPS = 3;
 
 /**
  * Vague phrases (case-insensitive). Strong ones make a unit vague whatever else it says; weak ones
- * (hedges such as "where possible", "gracefully", "high quality") only when the unit has no concrete
- * handle (inline code, a path, a number). A phrase inside quotation marks or backticks is an example
- * being talked about, not an instruction, and never counts. Precision on the corpus: docs/engine.md.
+ * ("gracefully", "high quality") only when the unit has no concrete handle (inline code, a path, a number);
+ * condition hedges ("where possible", "if needed") only when, besides, the unit says almost nothing else
+ * ("Refactor where possible.": real prompts attach them to concrete instructions, "Offer concrete next steps
+ * when possible."). A phrase inside quotation marks or backticks is an example being talked about, not an
+ * instruction, and never counts. Precision: docs/engine.md and docs/precision.md.
  */
 export const VAGUE_PHRASES: readonly RegExp[] = [
   /\bbe (?:careful|smart|helpful|thoughtful|mindful|sensible|reasonable)\b/gi,
@@ -53,8 +48,10 @@ export const VAGUE_PHRASES: readonly RegExp[] = [
   /\bdo the right thing\b/gi,
   /\bmake (?:it|this|that|things|everything|the \w+) better\b/gi,
 ];
+/** Condition hedges: vague only on a unit of at most {@link HEDGE_MAX_OTHER_WORDS} other words. */
+export const CONDITION_HEDGES: readonly RegExp[] = [/\b(?:as|when|where|if) (?:appropriate|possible|needed|necessary)\b/gi];
+export const HEDGE_MAX_OTHER_WORDS = 2;
 export const WEAK_VAGUE_PHRASES: readonly RegExp[] = [
-  /\b(?:as|when|where|if) (?:appropriate|possible|needed|necessary)\b/gi,
   /\bgracefully\b/gi,
   /\bimprove (?:the )?quality\b/gi,
   /\bhigh[- ]quality\b/gi,
@@ -100,10 +97,15 @@ function matchesUnquoted(res: readonly RegExp[], text: string, spans: [number, n
 export function isVagueRule(text: string): boolean {
   const spans = quotedSpans(text);
   if (matchesUnquoted(VAGUE_PHRASES, text, spans)) return true;
-  return matchesUnquoted(WEAK_VAGUE_PHRASES, text, spans) && !CONCRETE_HANDLE.test(text);
+  if (CONCRETE_HANDLE.test(text)) return false;
+  if (matchesUnquoted(WEAK_VAGUE_PHRASES, text, spans)) return true;
+  if (!matchesUnquoted(CONDITION_HEDGES, text, spans)) return false;
+  let rest = text;
+  for (const re of CONDITION_HEDGES) rest = rest.replace(re, ' ');
+  return (rest.match(/[\p{L}\p{N}_]+/gu) ?? []).length <= HEDGE_MAX_OTHER_WORDS;
 }
 
-const DUP_SUGGESTION = 'Merge these rules or keep only the version with the clearest action and scope.';
+export const DUPLICATE_SUGGESTION = 'Merge these rules or keep only the version with the clearest action and scope.';
 const VAGUE_SUGGESTION = 'Rewrite as a concrete rule with an action, condition, and verification step.';
 const LONG_SUGGESTION = 'Consider splitting this into a shorter canonical rule plus one or more task-specific skill files.';
 const SPLIT_SUGGESTION = 'Keep the short canonical instruction here and move detailed procedure into a focused skill file.';
@@ -125,6 +127,53 @@ export function ruleWords(norm: string): string[] {
   return [...new Set(norm.match(/[\p{L}\p{N}_]+/gu) ?? [])];
 }
 
+/**
+ * Units without a rule keyword ("Run the tests before asking for review.") take part in duplicate detection
+ * only with at least this many distinct words (short phrases such as "See below." repeat legitimately).
+ */
+export const VERBATIM_MIN_WORDS = 5;
+/** A near-duplicate needs at least this many content words (fewer: only a verbatim repeat counts). */
+export const NEAR_DUPLICATE_MIN_WORDS = 3;
+
+/**
+ * Words whose presence or absence does not change what a rule asks for (articles, pronouns, politeness,
+ * intensifiers, modal strength). Two rules are near-duplicates when they say the same content words in the
+ * same order and differ only in these words and in inflection ("test" / "tests"): a difference in any other
+ * word ("delete" / "update", "before" / "after", "always" / "never") makes them two rules. Negations are never
+ * filler.
+ */
+export const FILLER_WORDS: ReadonlySet<string> = new Set([
+  'a', 'an', 'the', 'this', 'that', 'these', 'those', 'it', 'its', 'you', 'your', 'we', 'our', 'us', 'please',
+  'always', 'also', 'just', 'really', 'very', 'all', 'every', 'each', 'any', 'to', 'be', 'is', 'are', 'and',
+  'then', 'make', 'sure', 'must', 'should', 'shall', 'will', 'ensure', 'so',
+]);
+
+/** A word's stem for comparing near-duplicates: a few English inflections dropped ("runs", "tested", "testing"). */
+export function ruleStem(w: string): string {
+  if (w.length > 5 && w.endsWith('ies')) return w.slice(0, -3) + 'y';
+  if (w.length > 5 && w.endsWith('ing')) return w.slice(0, -3);
+  if (w.length > 4 && w.endsWith('ed')) return w.slice(0, -2);
+  if (w.length > 4 && w.endsWith('es')) return w.slice(0, -2);
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
+  return w;
+}
+
+const SEED_A = 0x811c9dc5;
+const SEED_B = 0x9747b28c;
+
+/** A 53-bit hash of a text (two FNV-1a passes): equal texts share it, different ones practically never. */
+function hash53(text: string): number {
+  return fnv1a(text, SEED_A) * 0x200000 + (fnv1a(text, SEED_B) & 0x1fffff);
+}
+
+/**
+ * What duplicate detection keeps of a slice's units: one hash a unit — of its content words' stems in order,
+ * filler dropped, when it has enough of them (a verbatim repeat has the same content, so it shares the hash), else
+ * of its normalized text. Kept with the slice's analysis as long as the section is unchanged, so document-wide
+ * detection after an edit never parses an unchanged section again.
+ */
+export type DupKeys = readonly number[];
+
 /** Rules of one slice with the offsets that make their positions whole-document. */
 export interface RuleGroup {
   rules: RuleRef[];
@@ -134,175 +183,137 @@ export interface RuleGroup {
 
 export interface RuleRef {
   norm: string;
-  words: string[];
-  /** The words' FNV-1a hashes, sorted and distinct (built once per rule, shared by every comparison). */
-  wordHashes: Uint32Array;
-  /** MinHash LSH band keys (near-duplicate candidates share one). */
-  anchors: string[];
   unit: TextUnit;
   /** Display name of the section holding the rule. */
   section: string;
+  /** Hash of the normalized text. */
+  key: number;
+  /** Hash of the content stems in order, or 0. */
+  near: number;
+}
+
+/** The duplicate keys of a slice's rules (see {@link DupKeys}). */
+export function dupKeysOf(rules: readonly RuleRef[]): DupKeys {
+  // A plain array of doubles: smaller than a typed array and its buffer for the few units of a section.
+  return rules.map((r) => r.near || r.key);
 }
 
 function unitRange(u: TextUnit, charBase: number, lineBase: number): WarningRange {
   return { line_start: u.lineStart + 1 + lineBase, line_end: u.lineEnd + 1 + lineBase, char_start: u.start + charBase, char_end: u.end + charBase };
 }
 
-function jaccard(a: RuleRef, b: RuleRef): number {
-  const x = a.wordHashes;
-  const y = b.wordHashes;
-  // Jaccard ≥ t needs |small| / |big| ≥ t: many pairs stop here.
-  if (Math.min(x.length, y.length) < NEAR_DUPLICATE_JACCARD * Math.max(x.length, y.length)) return 0;
-  // Merge of two sorted hash arrays (distinct words; a 32-bit collision can only raise the score).
-  let i = 0;
-  let j = 0;
-  let inter = 0;
-  while (i < x.length && j < y.length) {
-    if (x[i]! === y[j]!) {
-      inter++;
-      i++;
-      j++;
-    } else if (x[i]! < y[j]!) i++;
-    else j++;
-  }
-  return inter / (x.length + y.length - inter);
-}
-
 /**
- * duplicate_rule over rules in source order: a rule equal (after normalization) to an earlier
- * one, or a near-duplicate of one. Near-duplicate candidates come from an inverted index on
- * each rule's rarest words, bounded per rule, so the pass stays linear on big documents.
- */
-/**
- * Memo for document-level duplicate detection: which rules were repeats depends only on the
- * sequence of normalized rules, so an edit that changes no rule reuses the last answer.
+ * Memo for document-level duplicate detection: which units are repeats depends only on the sequence of
+ * keys, so an edit that changes no rule reuses the last answer.
  */
 export interface DuplicateMemo {
-  norms: string[][];
-  hits: [number, number][];
+  keys: DupKeys[];
+  hits: DuplicateHit[];
 }
 
-function sameNorms(groups: RuleGroup[], memo: DuplicateMemo): boolean {
-  if (memo.norms.length !== groups.length) return false;
-  for (let g = 0; g < groups.length; g++) {
-    const a = groups[g]!.rules;
-    const b = memo.norms[g]!;
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (a[i]!.norm !== b[i]) return false;
-  }
+/** [group, index, first group, first index]: a repeated unit and the earlier unit it repeats. */
+export type DuplicateHit = [number, number, number, number];
+
+function sameKeys(a: DupKeys, b: DupKeys): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
-function unchangedPrefix(groups: RuleGroup[], memo: DuplicateMemo): number {
-  const n = Math.min(groups.length, memo.norms.length);
-  for (let g = 0; g < n; g++) {
-    const a = groups[g]!.rules;
-    const b = memo.norms[g]!;
-    if (a.length !== b.length) return g;
-    for (let i = 0; i < a.length; i++) if (a[i]!.norm !== b[i]) return g;
-  }
+function unchangedPrefix(groups: readonly DupKeys[], memo: DuplicateMemo): number {
+  const n = Math.min(groups.length, memo.keys.length);
+  for (let g = 0; g < n; g++) if (!sameKeys(groups[g]!, memo.keys[g]!)) return g;
   return n;
 }
 
-function duplicateWarning(r: RuleRef, g: RuleGroup): VerdictWarning {
-  return {
-    code: 'duplicate_rule',
-    severity: 'warning',
-    message: `Possible duplicate rule in "${r.section}".`,
-    suggestion: DUP_SUGGESTION,
-    evidence: r.unit.text,
-    range: unitRange(r.unit, g.charBase, g.lineBase),
-  };
+/**
+ * duplicate_rule over units in source order, across the whole text (docs/engine.md#5-warnings): a unit equal
+ * (after normalization) to an earlier one, or one saying an earlier one's content words in the same order
+ * (filler and inflections aside). `groups` holds each slice's keys in order. One hash lookup a unit: linear.
+ */
+export function findDuplicates(groups: readonly DupKeys[], memo?: { last?: DuplicateMemo }): DuplicateHit[] {
+  const last = memo?.last;
+  const prefix = last ? unchangedPrefix(groups, last) : 0;
+  if (last && prefix === groups.length && last.keys.length === groups.length) return last.hits;
+  // Groups before the first changed one keep their answers (a unit's status depends only on earlier units);
+  // their units are replayed into the maps without lookups.
+  const hits: DuplicateHit[] = last ? last.hits.filter(([g]) => g < prefix) : [];
+  const seen = new Map<number, number>();
+  // A unit's place as one number: group × 2^21 + index (a slice has far fewer units than 2^21).
+  const PLACE = 0x200000;
+  for (let gi = 0; gi < prefix; gi++) {
+    const keys = groups[gi]!;
+    for (let ki = 0; ki < keys.length; ki++) if (!seen.has(keys[ki]!)) seen.set(keys[ki]!, gi * PLACE + ki);
+  }
+  for (let gi = prefix; gi < groups.length; gi++) {
+    const keys = groups[gi]!;
+    for (let ki = 0; ki < keys.length; ki++) {
+      const first = seen.get(keys[ki]!);
+      if (first !== undefined) hits.push([gi, ki, Math.floor(first / PLACE), first % PLACE]);
+      else seen.set(keys[ki]!, gi * PLACE + ki);
+    }
+  }
+  if (memo) memo.last = { keys: [...groups], hits };
+  return hits;
 }
 
+/** A repeated unit and the earlier one it repeats, in whole-document coordinates. */
+export interface DuplicateFinding {
+  range: WarningRange;
+  section: string;
+  first: WarningRange;
+  firstSection: string;
+  /** Whether the two are the same text after normalization (else a near-duplicate). */
+  verbatim: boolean;
+  /** The repeated unit's text. */
+  evidence: string;
+  /** The slice holding the repeat (its index in the document's slices). */
+  group: number;
+}
+
+/** A duplicate hit with its units read from their slices' rules (a slice's rules, its offsets and name). */
+export function duplicateFinding([g, i, fg, fi]: DuplicateHit, slice: (group: number) => { rules: readonly RuleRef[]; charBase: number; lineBase: number; section: string }): DuplicateFinding {
+  const a = slice(g);
+  const b = fg === g ? a : slice(fg);
+  const r = a.rules[i]!;
+  const f = b.rules[fi]!;
+  return { range: unitRange(r.unit, a.charBase, a.lineBase), section: a.section, first: unitRange(f.unit, b.charBase, b.lineBase), firstSection: b.section, verbatim: r.key === f.key, evidence: r.unit.text, group: g };
+}
+
+/** A duplicate finding as the engine's duplicate_rule warning (verdict.v1). */
+export function duplicateRuleWarning(f: DuplicateFinding): VerdictWarning {
+  return { code: 'duplicate_rule', severity: 'warning', message: `Possible duplicate rule in "${f.section}".`, suggestion: DUPLICATE_SUGGESTION, evidence: f.evidence, range: f.range };
+}
+
+/** The engine's duplicate_rule warnings (verdict.v1) of rule groups: {@link findDuplicates} on their keys. */
 export function duplicateRuleWarnings(groups: RuleGroup[] | RuleRef[], memo?: { last?: DuplicateMemo }): VerdictWarning[] {
   const gs: RuleGroup[] = groups.length > 0 && 'rules' in groups[0]! ? (groups as RuleGroup[]) : [{ rules: groups as RuleRef[], charBase: 0, lineBase: 0 }];
-  if (memo?.last && sameNorms(gs, memo.last)) return memo.last.hits.map(([g, i]) => duplicateWarning(gs[g]!.rules[i]!, gs[g]!));
-  // Groups before the first changed one keep their answers (a rule's status depends only on
-  // earlier rules); their rules are replayed into the state without comparisons.
-  const prefix = memo?.last ? unchangedPrefix(gs, memo.last) : 0;
-  const hits: [number, number][] = memo?.last ? memo.last.hits.filter(([g]) => g < prefix) : [];
-  const out: VerdictWarning[] = hits.map(([g, i]) => duplicateWarning(gs[g]!.rules[i]!, gs[g]!));
-  const exact = new Set<string>();
-  // MinHash buckets: the most recent rules sharing an anchor.
-  const index = new Map<string, RuleRef[]>();
-  const remember = (r: RuleRef, anchors: string[]) => {
-    exact.add(r.norm);
-    for (const w of anchors) {
-      let l = index.get(w);
-      if (!l) index.set(w, (l = []));
-      if (l.length >= NEAR_DUPLICATE_BUCKET_MAX) l.splice(0, l.length >> 1);
-      l.push(r);
-    }
-  };
-  for (let gi = 0; gi < prefix; gi++) {
-    for (const r of gs[gi]!.rules) remember(r, r.words.length >= NEAR_DUPLICATE_MIN_WORDS ? r.anchors : []);
-  }
-  for (let gi = prefix; gi < gs.length; gi++) {
-    const g = gs[gi]!;
-    for (let ri = 0; ri < g.rules.length; ri++) {
-      const r = g.rules[ri]!;
-      let dup = exact.has(r.norm);
-      const anchors = r.words.length >= NEAR_DUPLICATE_MIN_WORDS ? r.anchors : [];
-      if (!dup && anchors.length) {
-        let budget = NEAR_DUPLICATE_MAX_CANDIDATES;
-        outer: for (const w of anchors) {
-          const bucket = index.get(w);
-          if (!bucket) continue;
-          for (let k = bucket.length - 1; k >= 0; k--) {
-            if (jaccard(r, bucket[k]!) >= NEAR_DUPLICATE_JACCARD) {
-              dup = true;
-              break outer;
-            }
-            if (--budget <= 0) break outer;
-          }
-        }
-      }
-      if (dup) {
-        out.push(duplicateWarning(r, g));
-        hits.push([gi, ri]);
-      }
-      remember(r, anchors);
-    }
-  }
-  if (memo) memo.last = { norms: gs.map((g) => g.rules.map((r) => r.norm)), hits };
-  return out;
+  const slice = (g: number) => ({ ...gs[g]!, section: gs[g]!.rules[0]?.section ?? '' });
+  return findDuplicates(gs.map((g) => dupKeysOf(g.rules)), memo).map((h) => duplicateRuleWarning(duplicateFinding(h, slice)));
 }
 
-const MINHASH_SEEDS = [0x811c9dc5, 0x9747b28c, 0x5bd1e995, 0x27d4eb2f, 0x165667b1, 0x85ebca6b];
+/** The two duplicate keys of a normalized unit (see {@link DupKeys}). */
+export function dupKey(norm: string): { key: number; near: number } {
+  const content: string[] = [];
+  for (const w of norm.match(/[\p{L}\p{N}_]+/gu) ?? []) if (!FILLER_WORDS.has(w)) content.push(ruleStem(w));
+  const near = content.length >= NEAR_DUPLICATE_MIN_WORDS ? hash53(content.join(' ')) || 1 : 0;
+  return { key: hash53(norm), near };
+}
 
 /**
- * MinHash LSH band keys: six min-hashes (fixed seeds) in three bands of two. Two rule word sets
- * with Jaccard J share a band with probability 1 − (1 − J²)³ (≥ 0.95 at J = 0.8, 0.58 at
- * J = 0.5), so near-duplicates meet in a bucket while unrelated rules rarely do.
+ * Units of a parsed slice that duplicate detection looks at: list items and sentences carrying a rule keyword,
+ * and any other of at least {@link VERBATIM_MIN_WORDS} distinct words. A unit ending in a colon introduces
+ * what follows ("The command has the following arguments:") and is no rule of its own.
  */
-export function minHashAnchors(words: string[]): string[] {
-  const mins: string[] = [];
-  for (let k = 0; k < MINHASH_SEEDS.length; k++) {
-    let best = '';
-    let bestH = Infinity;
-    for (const w of words) {
-      const h = fnv1a(w, MINHASH_SEEDS[k]!);
-      if (h < bestH || (h === bestH && w < best)) {
-        bestH = h;
-        best = w;
-      }
-    }
-    mins.push(best);
-  }
-  return [0, 1, 2].map((b) => `${b}\u0001${mins[2 * b]}\u0001${mins[2 * b + 1]}`);
-}
-
-/** Rules of a parsed slice (list items and sentences carrying a rule keyword). */
 export function sliceRules(p: ParsedSlice, section: string): RuleRef[] {
   const out: RuleRef[] = [];
   for (const u of p.units) {
-    if (!isRuleText(u)) continue;
+    if (u.text.trimEnd().endsWith(':')) continue;
     const norm = normalizeRule(u.text);
     if (!norm) continue;
-    const words = ruleWords(norm);
-    const wordHashes = Uint32Array.from(new Set(words.map((w) => fnv1a(w, 0x811c9dc5)))).sort();
-    out.push({ norm, words, wordHashes, anchors: minHashAnchors(words), unit: u, section });
+    if (!isRuleText(u) && ruleWords(norm).length < VERBATIM_MIN_WORDS) continue;
+    out.push({ norm, unit: u, section, ...dupKey(norm) });
   }
   return out;
 }

@@ -1,5 +1,6 @@
 /**
- * Convert / Revert on markdown, as commands (lenses, palette) and as `refactor.rewrite` code actions:
+ * Convert / Revert on markdown, as commands (lenses, palette) and as `refactor.rewrite` code actions (with
+ * "Compact table" beside Convert on a table: padding dropped, markdown and its rendering kept):
  * - Convert section to TOON: the section becomes exactly its hybrid segment (docs/engine.md#plan-and-hybrid) (heading line, fenced
  *   candidate), only when the candidate strictly decodes; one versioned edit, so Undo restores the bytes.
  * - Revert to Markdown: a ```toon fence gives back the exact markdown ToonLens converted (in this session or
@@ -25,6 +26,8 @@ import { COMMANDS, REMEMBER_ORIGINALS_COMMAND } from '../../protocol/commands';
 import { charsChange, fmtSavingsPct, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset, sectionStartingAt } from './plans';
 import { convertedFenceOf, fenceAtOffset, flushOriginals, originals, toonFencesOf, type FenceAt } from './fences';
 import { contentModified, isCancellation, requestCancelled, runSliced } from '../../lsp/timeSlice';
+import { compactTables } from '../../core/markdown/compactTable';
+import { tokenizer } from '../../core/tokens';
 
 /** What a convert/revert command answers (also shown by the client when not applied). */
 export interface CommandOutcome {
@@ -396,6 +399,22 @@ export const markdownConvertFeature: FeatureModule = {
                 : // Not recommended: the command asks first, with the real cost.
                   { title, kind: CodeActionKind.RefactorRewrite, command: { title, command: COMMANDS.convertSection, arguments: [arg] } },
             );
+          }
+          // Compact table, beside Convert: the table under the cursor keeps markdown (and its HTML), without padding.
+          if (s && trusted) {
+            const base = s.slice.charStart;
+            const section = text.slice(base, s.slice.charEnd);
+            const table = compactTables(section).edits.find((e) => offset >= base + e.start && offset <= base + e.end);
+            if (table) {
+              const tok = tokenizer(settings.tokenizer);
+              const before = section.slice(table.start, table.end);
+              const saved = tok.count(before) - tok.count(table.text);
+              actions.push({
+                title: `Compact table (keeps markdown and its rendering; ${savesOrCosts(saved, 'token')})`,
+                kind: CodeActionKind.RefactorRewrite,
+                edit: versioned(current, [lspEdit(current, base + table.start, base + table.end, table.text)]),
+              });
+            }
           }
           return actions;
         }, []);

@@ -4,7 +4,9 @@
  *   point; `toon/long-section`, `toon/split-candidate` on the section's heading line, never across its body),
  *   none on a converted section (a ```toon fence is TOON already) or inside any ```toon fence;
  * - `toon/token-regression` (info, on the heading line) where a section saves characters but not real
- *   tokens (the engine's `token_regression`, which has no range of its own);
+ *   tokens (the engine's `token_regression`, which has no range of its own), in a document holding a ```toon
+ *   fence or with `toonlens.tokenNotesAsDiagnostics`;
+ * - agent-file advice on files agents load only (core/files.ts isAgentFile);
  * - `toon/fence-decode` for a ```toon fence (or a .toon file) that fails a strict decode;
  * - minus what the document's inline disable comments switch off.
  * All of it is the core's markdownDiagnostics (core/markdown/diagnostics.ts), the function `toonlens check` runs.
@@ -118,7 +120,8 @@ export const markdownDiagnosticsFeature: FeatureModule = {
           const fences = await plans.fenceDiagnostics(doc, plan);
           const late = superseded();
           if (late) throw late;
-          const core = await runSliced(markdownDiagnosticSteps(text, plan, fences, (offset) => doc.positionAt(offset).line), superseded);
+          const options = { path: doc.uri, agentFile: settings.project?.agentFile, tokenNotes: settings.tokenNotesAsDiagnostics };
+          const core = await runSliced(markdownDiagnosticSteps(text, plan, fences, (offset) => doc.positionAt(offset).line, options), superseded);
           return runSliced(toLspSteps(doc, core), superseded);
         },
       },

@@ -7,7 +7,7 @@
 import type { CompletionList, Diagnostic, Hover } from 'vscode-languageserver/node';
 import { CONFIG_SCHEMA, configDiagnostics } from '../../core/config';
 import { fileRole } from '../../core/files';
-import { ConfigLoader, ignoredByConfig } from '../../node/config';
+import { agentFileByConfig, ConfigLoader, ignoredByConfig } from '../../node/config';
 import type { FeatureModule } from '../../lsp/feature';
 import { toLspDiagnostic } from '../../lsp/diagnostics';
 import type { ProjectConfigForDocument } from '../../lsp/settings';
@@ -36,6 +36,8 @@ export const projectConfigFeature: FeatureModule = {
       if (c.tokenizer !== undefined) out.tokenizer = c.tokenizer;
       if (c.minTokenSavings !== undefined) out.minTokenSavings = c.minTokenSavings;
       if (c.minTokenSavingsPct !== undefined) out.minTokenSavingsPct = c.minTokenSavingsPct;
+      if (c.tokenNotesAsDiagnostics !== undefined) out.tokenNotesAsDiagnostics = c.tokenNotesAsDiagnostics;
+      if (agentFileByConfig(loaded, fsPath)) out.agentFile = true;
       return out;
     });
     return {

@@ -9,6 +9,6 @@ export const longSection: SliceRule = {
   severity: 'info',
   decides: 'split_first',
   description: CODES['toon/long-section'].description,
-  diagnostic: { code: 'toon/long-section', at: 'heading', withSuggestion: true, agentAdvice: true },
+  diagnostic: { code: 'toon/long-section', at: 'heading', withSuggestion: true, agentAdvice: true, alwaysOnAdvice: true },
   check: ({ parsed, raw, headingEnd, section }) => (parsed.blocks.length > 0 ? longSectionWarning(parsed, raw, headingEnd, section) : null),
 };

@@ -9,6 +9,6 @@ export const splitCandidate: SliceRule = {
   severity: 'info',
   decides: 'split_first',
   description: CODES['toon/split-candidate'].description,
-  diagnostic: { code: 'toon/split-candidate', at: 'heading', withSuggestion: true, agentAdvice: true },
+  diagnostic: { code: 'toon/split-candidate', at: 'heading', withSuggestion: true, agentAdvice: true, alwaysOnAdvice: true },
   check: ({ parsed, section }) => (parsed.blocks.length > 0 ? splitCandidateWarning(parsed, section) : null),
 };

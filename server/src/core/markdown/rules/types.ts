@@ -44,6 +44,11 @@ export interface RuleDiagnostic {
    */
   agentAdvice?: true;
   /**
+   * Advice about what an agent reads on every request (move detail into an on-demand skill): not shown on agent
+   * files loaded on demand (skills, prompts, commands: core/files.ts isOnDemandAgentFile).
+   */
+  alwaysOnAdvice?: true;
+  /**
    * A note about what a TOON conversion would cost: lens and hover content, shown as a diagnostic only where the
    * document holds a ```toon fence (the author converted) or the user asked for it (`reportTokenNotes`).
    */
