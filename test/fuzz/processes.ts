@@ -733,7 +733,8 @@ async function largeInputs(scale: number, lsp: LspHarness, log: (l: string) => v
     const next = { uri: pathToFileURL(dir).toString(), name: 'large' };
     await lsp.connection.sendNotification(DidChangeWorkspaceFoldersNotification.type, { event: { added: [next], removed: [getFolder()] } });
     setFolder(next);
-    await lsp.setSettings({});
+    // A lens per section (the default shows only sections that convert): the count below is one per section.
+    await lsp.setSettings({ codeLens: { sections: 'all' } });
     const small = lsp.open(pathToFileURL(nodePath.join(dir, 'small.md')).toString(), SMALL_MD);
     const t = performance.now();
     const mdUri = lsp.open(pathToFileURL(nodePath.join(dir, 'big.md')).toString(), md);

@@ -117,7 +117,8 @@ describe('at most 1,000 diagnostics per document', () => {
     const lsp = await LspHarness.start();
     try {
       const text = '# Rules\n\n' + '- Always run the tests before pushing.\n'.repeat(3000) + '\n## Data\n\n```toon\na: "unterminated\n```\n';
-      const uri = lsp.open('rules.md', text);
+      // An agent file: duplicate-rule is advice for files agents load.
+      const uri = lsp.open('AGENTS.md', text);
       const ds = await lsp.waitForDiagnostics(uri, (d) => d.length > 0, 60_000);
       assert.equal(ds.length, MAX_DIAGNOSTICS_PER_DOCUMENT + 1);
       assert.equal(ds[0]!.code, TOO_MANY_DIAGNOSTICS_CODE);

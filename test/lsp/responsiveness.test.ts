@@ -64,7 +64,7 @@ function progressBegun(lsp: LspHarness, ms: number): Promise<{ title?: string }>
 
 describe('time-sliced markdown analysis (#14.11)', () => {
   test('while a 40 MB document is being measured, a hover on a small document is answered, then its lenses', async () => {
-    const lsp = await LspHarness.start();
+    const lsp = await LspHarness.start({ settings: { codeLens: { sections: 'all' } } });
     try {
       const text = bigMarkdown(160_000);
       assert.ok(text.length > 40_000_000, `${text.length} chars`);
@@ -95,7 +95,7 @@ describe('time-sliced markdown analysis (#14.11)', () => {
   });
 
   test('$/cancelRequest on a lens request of a document being measured answers RequestCancelled', async () => {
-    const lsp = await LspHarness.start();
+    const lsp = await LspHarness.start({ settings: { codeLens: { sections: 'all' } } });
     try {
       const uri = lsp.open('big.md', bigMarkdown(40_000));
       await progressBegun(lsp, 120_000);
@@ -113,7 +113,7 @@ describe('time-sliced markdown analysis (#14.11)', () => {
   });
 
   test('200k headings get lenses and 150k toon fences get diagnostics: no stack overflow', async () => {
-    const lsp = await LspHarness.start();
+    const lsp = await LspHarness.start({ settings: { codeLens: { sections: 'all' } } });
     try {
       // Repeated sections measure once (the cache is by slice text), so the counts, not the analysis, are what is tested.
       // (A body of 20 characters or more: smaller sections get no lens.)

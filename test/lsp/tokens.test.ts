@@ -32,7 +32,7 @@ function verdictLensBeside(lenses: CodeLens[], action: CodeLens): CodeLens {
 describe('Convert writes exactly what the lens claims, and saves real tokens', () => {
   let h: LspHarness;
   before(async () => {
-    h = await LspHarness.start();
+    h = await LspHarness.start({ settings: { codeLens: { sections: 'all' } } });
   });
   after(async () => {
     await h.shutdown();
@@ -105,7 +105,7 @@ describe('Convert writes exactly what the lens claims, and saves real tokens', (
     await h.waitIdle();
     assert.deepEqual((h.latestDiagnostics(uri) ?? []).map((x) => x.code), []);
     // ...unless the user asks for it.
-    await h.setSettings({ tokenNotesAsDiagnostics: true });
+    await h.setSettings({ codeLens: { sections: 'all' }, tokenNotesAsDiagnostics: true });
     const diags = await h.waitForDiagnostics(uri, (d) => d.some((x) => x.code === 'toon/token-regression'));
     const d = diags.find((x) => x.code === 'toon/token-regression')!;
     assert.equal(d.severity, 3, 'information');
@@ -113,13 +113,13 @@ describe('Convert writes exactly what the lens claims, and saves real tokens', (
     assert.match(typeof d.message === 'string' ? d.message : d.message.value, /o200k_base \(\d+ → \d+\)/);
     const lens = ((await h.codeLenses(uri)) ?? []).find((l) => l.range.start.line === 0 && l.command?.command === 'toonlens.showVerdict' && !/^TOON plan/.test(l.command.title));
     assert.match(lens!.command!.title, /^TOON saves no tokens · [\d,]+ → [\d,]+ chars \([\d.]+% fewer\) · review first: token regression$/);
-    await h.setSettings({ tokenizer: 'estimate' });
+    await h.setSettings({ codeLens: { sections: 'all' }, tokenizer: 'estimate' });
     const hover = await h.hover(uri, { line: 0, character: 3 });
     assert.match(JSON.stringify(hover), /tokenx@1\.3\.0/);
     // The estimate turns the gate off: the producer's verdict (convert) comes back.
     const lens2 = ((await h.codeLenses(uri)) ?? []).find((l) => l.range.start.line === 0 && l.command?.command === 'toonlens.showVerdict' && !/^TOON plan/.test(l.command.title));
     assert.match(lens2!.command!.title, /^TOON saves ~[\d,]+ tokens? · .* · convert$/);
-    await h.setSettings({});
+    await h.setSettings({ codeLens: { sections: 'all' } });
     h.close(uri);
   });
 });

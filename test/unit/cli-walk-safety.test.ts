@@ -95,9 +95,12 @@ describe('file names are never options', () => {
     const repo = optionNamedRepo();
     rmSync(join(repo, '--exit-zero'));
     const action = yaml.load(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as { runs: { steps: { id?: string; run?: string }[] } };
+    // The step reads one path per line into "${paths[@]}" and passes them after `--`.
     const line = action.runs.steps.find((s) => s.id === 'check')!.run!.split('\n').find((l) => l.includes(' check '))!;
-    const words = line.slice(line.indexOf(' check ') + 1, line.indexOf(' >')).split(' ');
-    const argv = words.flatMap((w) => (w === '${TOONLENS_PATHS}' ? '--exit-zero .'.split(' ') : [w]));
+    const words = line.slice(line.indexOf(' check ') + 1).split(' ');
+    const dashes = words.indexOf('--');
+    assert.ok(dashes > 0 && words[dashes + 1] === '"${paths[@]}"', line);
+    const argv = [...words.slice(0, dashes).filter((w) => w !== '--output-file' && !w.includes('TOONLENS_SARIF')), '--', '--exit-zero', '.'];
     assert.deepEqual(argv.slice(0, 4), ['check', '--format', 'sarif', '--']);
     const io = capture(repo);
     assert.notEqual(await main(argv, io), 0);

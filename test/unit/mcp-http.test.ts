@@ -48,7 +48,7 @@ describe('toonlens mcp --http', () => {
   test('initialize and tools/list over HTTP', async () => {
     assert.equal(mcp.client.getServerVersion()?.name, 'toonlens');
     const { tools } = await mcp.client.listTools();
-    assert.equal(tools.length, 10);
+    assert.equal(tools.length, 11);
     assert.ok(tools.every((t) => t.outputSchema));
   });
 
@@ -75,7 +75,7 @@ describe('toonlens mcp --http', () => {
     const elsewhere = await post(new URL('/other', mcp.url), {}, INIT);
     assert.equal(elsewhere.status, 404);
     // The server still serves its session.
-    assert.equal((await mcp.client.listTools()).tools.length, 10);
+    assert.equal((await mcp.client.listTools()).tools.length, 11);
   });
 
   test('roots the client declares are asked for over the session, and bound its paths', async () => {
@@ -93,11 +93,11 @@ describe('toonlens mcp --http', () => {
   test('a second client gets its own session', async () => {
     const second = await startHttpClientOnly(mcp.url);
     try {
-      assert.equal((await second.listTools()).tools.length, 10);
+      assert.equal((await second.listTools()).tools.length, 11);
     } finally {
       await second.close();
     }
-    assert.equal((await mcp.client.listTools()).tools.length, 10);
+    assert.equal((await mcp.client.listTools()).tools.length, 11);
   });
 });
 

@@ -8,7 +8,8 @@ import path from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { decode } from '@toon-format/toon';
 import { convertSectionEdit, planDocument, type EngineOptions } from '../../server/src/core/markdown/engine';
-import { codeSpans } from '../../server/src/core/markdown/rules/markdownOnly';
+import { codeSpans, footnoteIn, referenceLinkIn } from '../../server/src/core/markdown/rules/markdownOnly';
+import fc from 'fast-check';
 import { sectionLensTitle, sectionLensTooltip } from '../../server/src/features/markdown/lenses';
 import { checkDocument } from '../../server/src/core/agentJson/check';
 import { explainVerdict } from '../../server/src/core/agentJson/rules/verdictExplain';
@@ -212,4 +213,32 @@ describe('markdown_only in verdict JSON', () => {
     assert.match(md, /markdown_only/);
     assert.match(md, /keep_markdown/);
   });
+});
+
+test('reference links and footnotes are found in one pass: the same match as the regexes, linear on runs of brackets', () => {
+  const REFERENCE_LINK = /\[[^\]\n]*\]\[[^\]\n]*\]/;
+  const FOOTNOTE = /\[\^[^\]\s]+\]/;
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom('[', ']', '^', 'a', ' ', '\n', '\t'), { maxLength: 40 }).map((a) => a.join('')), (s) => {
+      assert.equal(referenceLinkIn(s), REFERENCE_LINK.exec(s)?.[0], JSON.stringify(s));
+      assert.equal(footnoteIn(s), FOOTNOTE.exec(s)?.[0], JSON.stringify(s));
+    }),
+    { numRuns: 20000 },
+  );
+  const cpu = (f: () => void) => {
+    let best = Infinity;
+    for (let k = 0; k < 3; k++) {
+      const c = process.cpuUsage();
+      f();
+      const u = process.cpuUsage(c);
+      best = Math.min(best, u.user + u.system);
+    }
+    return Math.max(best, 1);
+  };
+  const shape = (n: number) => () => {
+    referenceLinkIn('['.repeat(n / 2) + 'a' + ']'.repeat(n / 2));
+    footnoteIn('[^'.repeat(n / 2));
+  };
+  const ratio = cpu(shape(160_000)) / cpu(shape(20_000));
+  assert.ok(ratio < 40, `cpu(160 K) / cpu(20 K) = ${ratio.toFixed(1)}× (linear ≈ 8×)`);
 });

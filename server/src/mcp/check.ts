@@ -6,14 +6,13 @@ import { basename } from 'node:path';
 import { checkBytes, type CheckSettings } from '../core/agentJson/check';
 import { applyFixes } from '../core/json/edits';
 import { applyRuleLevels, CONFIG_FILE_NAME, configDiagnostics } from '../core/config';
-import { markdownDiagnostics, toonFileDiagnostics } from '../core/markdown/diagnostics';
-import { EngineCache } from '../core/markdown/engine';
+import { toonFileDiagnostics } from '../core/markdown/diagnostics';
 import { isMarkdownPath, isToonPath } from '../core/files';
 import type { CoreDiagnostic, DocumentKind, JsonFix } from '../core/types';
 import { ConfigLoader } from '../node/config';
 import { createNodeWorkspace } from '../node/workspace';
 import { positionMapper, type FileReport } from '../cli/check';
-import { planOptions } from '../cli/findings';
+import { markdownFindings } from '../cli/findings';
 
 export type TextKind = DocumentKind | 'markdown' | 'toon';
 
@@ -42,7 +41,9 @@ function report(details: boolean, shown: string, kind: FileReport['kind'], text:
     kind,
     diagnostics: diagnostics.map((d) => {
       const range = { start: at(d.range.start), end: at(d.range.end) };
-      const base = { code: d.code, severity: d.severity, message: d.message, range };
+      const base: FileReport['diagnostics'][number] = { code: d.code, severity: d.severity, message: d.message, range };
+      // The other occurrence of a repeated rule, as the CLI's report gives it.
+      if (d.related?.length) base.related = d.related.map((r) => ({ message: r.message, range: { start: at(r.range.start), end: at(r.range.end) } }));
       if (!details) return base;
       const extra: DiagnosticDetails = {
         location: { line: range.start.line + 1, column: range.start.character + 1, end_line: range.end.line + 1, end_column: range.end.character + 1 },
@@ -71,8 +72,9 @@ function checkTextWithFixes(text: string, opts: TextCheck): { report: FileReport
     return { report: report(opts.details === true, opts.shown, 'config', text, applyRuleLevels(configDiagnostics(text), rules)), fixes: [] };
   }
   if (kind === 'markdown' || kind === 'toon') {
-    const diagnostics = kind === 'markdown' ? markdownDiagnostics(text, new EngineCache().plan(text, planOptions(loaded))) : toonFileDiagnostics(text);
-    return { report: report(opts.details === true, opts.shown, kind, text, applyRuleLevels(diagnostics, rules)), fixes: [] };
+    // The findings `toonlens check` reports for this file (agent-file advice by its name, the project's token notes).
+    const diagnostics = kind === 'markdown' ? markdownFindings(text, opts.abs, loaded) : applyRuleLevels(toonFileDiagnostics(text), rules);
+    return { report: report(opts.details === true, opts.shown, kind, text, diagnostics), fixes: [] };
   }
   const result = checkBytes(new TextEncoder().encode(text), {
     fsPath: opts.abs,

@@ -11,10 +11,46 @@ import type { SliceRule, SliceRuleInput } from './types';
 const ADMONITION = /^(?:!!!|\?\?\?\+?)[ \t]*[A-Za-z]/;
 /** A link reference definition's (or a footnote definition's) first line. */
 const DEFINITION = /^ {0,3}\[([^\]\n]+)\]:/;
-/** `[text][label]` and `[text][]` (full and collapsed reference links), outside code spans. */
-const REFERENCE_LINK = /\[[^\]\n]*\]\[[^\]\n]*\]/;
-/** `[^label]` (a footnote reference), outside code spans. */
-const FOOTNOTE = /\[\^[^\]\s]+\]/;
+/**
+ * The first `[text][label]` or `[text][]` (a full or collapsed reference link) in `s`, what
+ * `/\[[^\]\n]*\]\[[^\]\n]*\]/` matches, found in one pass: that regex retries from every `[`, which is quadratic on
+ * a run of brackets. The text between two `]` is scanned once.
+ */
+export function referenceLinkIn(s: string): string | undefined {
+  let open = -1; // the first `[` since the last `]` or line break
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 10) open = -1;
+    else if (c === 91) {
+      if (open < 0) open = i;
+    } else if (c === 93) {
+      if (open >= 0 && s.charCodeAt(i + 1) === 91) {
+        let j = i + 2;
+        while (j < s.length && s.charCodeAt(j) !== 93 && s.charCodeAt(j) !== 10) j++;
+        if (j < s.length && s.charCodeAt(j) === 93) return s.slice(open, j + 1);
+        // No label closer on this line: the scan goes on from where that one stopped.
+        open = -1;
+        i = j - 1;
+        continue;
+      }
+      open = -1;
+    }
+  }
+  return undefined;
+}
+
+/** The first `[^label]` (a footnote reference) in `s`, as `/\[\^[^\]\s]+\]/` finds it, in one pass. */
+export function footnoteIn(s: string): string | undefined {
+  for (let i = 0; i + 1 < s.length; i++) {
+    if (s.charCodeAt(i) !== 91 || s.charCodeAt(i + 1) !== 94) continue;
+    let j = i + 2;
+    while (j < s.length && s.charCodeAt(j) !== 93 && !/\s/.test(s[j]!)) j++;
+    if (j > i + 2 && j < s.length && s.charCodeAt(j) === 93) return s.slice(i, j + 1);
+    // Every `[^` before j also ends at j: continue past it.
+    i = Math.max(i, j - 1);
+  }
+  return undefined;
+}
 /** `<!-- toonlens: keep -->` (or `toonlens-keep`) on its own. */
 const KEEP_COMMENT = /^ {0,3}<!--\s*(?:toonlens\s*:\s*keep|toonlens-keep)\s*-->\s*$/i;
 /** What TOON escapes inside a quoted string. */
@@ -97,8 +133,10 @@ function markdownOnlyReason(b: Block): { what: string; at: string } | null {
   for (const s of blockStrings(b)) {
     if (!s.includes('[') && !s.includes('`')) continue;
     const { spans, outside } = codeSpans(s);
-    if (REFERENCE_LINK.test(outside)) return { what: 'a reference-style link', at: REFERENCE_LINK.exec(outside)![0] };
-    if (FOOTNOTE.test(outside)) return { what: 'a footnote', at: FOOTNOTE.exec(outside)![0] };
+    const link = referenceLinkIn(outside);
+    if (link !== undefined) return { what: 'a reference-style link', at: link };
+    const note = footnoteIn(outside);
+    if (note !== undefined) return { what: 'a footnote', at: note };
     const escaped = spans.find((x) => ESCAPED.test(x));
     if (escaped !== undefined) return { what: 'code TOON would have to escape (a quote, a backslash or a line break)', at: escaped };
   }
