@@ -5,16 +5,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { CodeAction, Diagnostic } from 'vscode-languageserver-protocol';
+import type { CodeAction } from 'vscode-languageserver-protocol';
 import MarkdownIt from 'markdown-it';
-import { LspHarness, REPO_ROOT, applyTextEdits } from './harness';
+import { LspHarness, REPO_ROOT, applyTextEdits, asCliDiagnostics } from './harness';
 import { compactTables } from '../../server/src/core/markdown/compactTable';
 import { run, type FileReport } from '../../server/src/cli/check';
 import type { CliIO } from '../../server/src/cli/io';
 import { FIXTURES } from '../paths';
 
 const DIR = join(FIXTURES, 'precision');
-const SEVERITY = ['', 'error', 'warning', 'info', 'hint'];
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
@@ -23,14 +22,7 @@ function files(dir: string): string[] {
   });
 }
 
-const asCli = (ds: Diagnostic[]) =>
-  ds.map((d) => ({
-    code: d.code,
-    severity: SEVERITY[d.severity ?? 1],
-    message: d.message,
-    range: d.range,
-    ...(d.relatedInformation ? { related: d.relatedInformation.map((r) => ({ message: r.message, range: r.location.range })) } : {}),
-  }));
+const asCli = asCliDiagnostics;
 
 test('the editor publishes what check reports on every file of the precision sample', async () => {
   const names = files(DIR).sort();
@@ -47,7 +39,10 @@ test('the editor publishes what check reports on every file of the precision sam
     names.forEach((n, i) => {
       const report = cli.find((r) => r.file === n);
       assert.ok(report, n);
-      assert.deepEqual(asCli(h.latestDiagnostics(uris[i]!) ?? []), report.diagnostics, n);
+      // The markdown findings: context/* depends on the repository the file is in, which the editor knows (its
+      // workspace folder) and a check of named files outside a git repository does not (test/unit/context-*.test.ts).
+      const markdownOnly = (ds: { code?: unknown }[]) => ds.filter((d) => !String(d.code).startsWith('context/'));
+      assert.deepEqual(markdownOnly(asCli(h.latestDiagnostics(uris[i]!) ?? [])), report.diagnostics, n);
       total += report.diagnostics.length;
     });
     assert.ok(total > 20, `${total} findings`);

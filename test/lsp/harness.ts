@@ -547,3 +547,17 @@ export function withTimeout<T>(p: Promise<T> | Thenable<T>, ms: number, what: st
     }),
   ]);
 }
+
+/** The CLI's severity words, by LSP DiagnosticSeverity (1 error … 4 hint). */
+export const SEVERITY_WORDS = ['', 'error', 'warning', 'info', 'hint'];
+
+/** Published diagnostics in the shape `toonlens check --format json` reports them (editor = CLI comparisons). */
+export function asCliDiagnostics(ds: Diagnostic[]) {
+  return ds.map((d) => ({
+    code: d.code,
+    severity: SEVERITY_WORDS[d.severity ?? 1],
+    message: d.message,
+    range: d.range,
+    ...(d.relatedInformation ? { related: d.relatedInformation.map((r) => ({ message: r.message, range: r.location.range })) } : {}),
+  }));
+}

@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CompletionRequest, FileChangeType, type CompletionItem, type Diagnostic, type MarkupContent } from 'vscode-languageserver-protocol';
-import { LspHarness, REPO_ROOT, positionAt } from './harness';
+import { LspHarness, REPO_ROOT, positionAt, asCliDiagnostics, SEVERITY_WORDS } from './harness';
 import { run, type FileReport } from '../../server/src/cli/check';
 import type { CliIO } from '../../server/src/cli/io';
 
 const LONG = readFileSync(join(REPO_ROOT, 'examples', 'markdown', 'long-section.md'), 'utf8');
 const DUP = readFileSync(join(REPO_ROOT, 'examples', 'markdown', 'duplicate-rules.md'), 'utf8');
-const SEVERITY = ['', 'error', 'warning', 'info', 'hint'];
+const SEVERITY = SEVERITY_WORDS;
 
 async function cliReports(cwd: string, files: string[]): Promise<FileReport[]> {
   let out = '';
@@ -21,14 +21,7 @@ async function cliReports(cwd: string, files: string[]): Promise<FileReport[]> {
   return JSON.parse(out) as FileReport[];
 }
 
-const asCli = (ds: Diagnostic[]) =>
-  ds.map((d) => ({
-    code: d.code,
-    severity: SEVERITY[d.severity ?? 1],
-    message: d.message,
-    range: d.range,
-    ...(d.relatedInformation ? { related: d.relatedInformation.map((r) => ({ message: r.message, range: r.location.range })) } : {}),
-  }));
+const asCli = asCliDiagnostics;
 const summary = (ds: Diagnostic[]) => ds.map((d) => `${d.code}:${SEVERITY[d.severity ?? 1]}`);
 
 test('.toonlens.json over LSP: same diagnostics as the CLI, the setting wins per code, ignore, reload on change', async () => {
@@ -110,10 +103,11 @@ test('inline comments in the editor: disables hide what they name, <!-- toonlens
   try {
     const heading = '## Everything about releases\n';
     const text = LONG.replace(heading, '<!-- toonlens-disable-next-line toon/split-candidate -->\n' + heading);
-    const uri = h.openFile('inline.instructions.md', text, 'markdown');
+    // Where Copilot reads instruction files (elsewhere the file would also get context/unreachable).
+    const uri = h.openFile('.github/instructions/inline.instructions.md', text, 'markdown');
     const ds = await h.waitForDiagnostics(uri, (d) => d.length > 0);
     assert.deepEqual(summary(ds), ['toon/long-section:info']);
-    assert.deepEqual(asCli(ds), (await cliReports(h.workspaceDir, ['inline.instructions.md']))[0]!.diagnostics);
+    assert.deepEqual(asCli(ds), (await cliReports(h.workspaceDir, ['.github/instructions/inline.instructions.md']))[0]!.diagnostics);
 
     const table = readFileSync(join(REPO_ROOT, 'examples', 'markdown', 'config-table.md'), 'utf8');
     const convertTitles = async (line: number) => {

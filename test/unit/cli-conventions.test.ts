@@ -119,7 +119,7 @@ describe('output and exit status', () => {
   test('--max-warnings N: exit 1 above N warnings, 0 at or below (with no error)', async () => {
     const warnOnly = join(dir, 'warn');
     mkdirSync(warnOnly, { recursive: true });
-    cpSync(join(REPO_ROOT, 'examples', 'markdown', 'duplicate-rules.md'), join(warnOnly, 'duplicate-rules.md'));
+    cpSync(join(REPO_ROOT, 'examples', 'markdown', 'duplicate-rules.md'), join(warnOnly, 'AGENTS.md')); // duplicate-rule: advice for agent files
     const base = await check(['warn']);
     const warnings = Number(/(\d+) warnings?/.exec(base.stderr)![1]);
     assert.ok(warnings > 0 && base.code === 0, base.stderr);

@@ -147,7 +147,8 @@ export function normalizeConfig(raw: unknown): ToonLensConfig {
     ...(typeof o.tokenizer === 'string' && (TOKENIZERS as readonly string[]).includes(o.tokenizer) ? { tokenizer: o.tokenizer as Tokenizer } : {}),
     // Clamped to the documented range (core/settingRanges.ts), as the editor's setting is.
     ...(typeof o.minTokenSavings === 'number' && Number.isInteger(o.minTokenSavings) && o.minTokenSavings >= 0 ? { minTokenSavings: clampSetting('minTokenSavings', o.minTokenSavings)! } : {}),
-    ...(typeof o.minTokenSavingsPct === 'number' && Number.isFinite(o.minTokenSavingsPct) && o.minTokenSavingsPct >= 0 ? { minTokenSavingsPct: clampSetting('minTokenSavingsPct', o.minTokenSavingsPct)! } : {}),
+    // Out of its range (0–100) it is a problem and the default applies, as the schema says.
+    ...(typeof o.minTokenSavingsPct === 'number' && Number.isFinite(o.minTokenSavingsPct) && o.minTokenSavingsPct >= 0 && o.minTokenSavingsPct <= 100 ? { minTokenSavingsPct: o.minTokenSavingsPct } : {}),
     ...(typeof o.tokenNotesAsDiagnostics === 'boolean' ? { tokenNotesAsDiagnostics: o.tokenNotesAsDiagnostics } : {}),
     ignore: Array.isArray(o.ignore) ? o.ignore.filter((g): g is string => typeof g === 'string' && g !== '') : [],
     agentFiles: Array.isArray(o.agentFiles) ? o.agentFiles.filter((g): g is string => typeof g === 'string' && g !== '') : [],

@@ -159,7 +159,7 @@ export function normalizeSettings(raw: unknown): ToonLensSettings {
     trace: { server: trace === 'messages' || trace === 'verbose' ? trace : 'off' },
     tokenizer: isTokenizerName(tok) ? tok : DEFAULT_SETTINGS.tokenizer,
     minTokenSavings: clampSetting('minTokenSavings', minTok) ?? DEFAULT_SETTINGS.minTokenSavings,
-    minTokenSavingsPct: clampSetting('minTokenSavingsPct', minTokPct) ?? DEFAULT_SETTINGS.minTokenSavingsPct,
+    minTokenSavingsPct: typeof minTokPct === 'number' && Number.isFinite(minTokPct) && minTokPct >= 0 && minTokPct <= 100 ? minTokPct : DEFAULT_SETTINGS.minTokenSavingsPct,
     tokenNotesAsDiagnostics: typeof notes === 'boolean' ? notes : DEFAULT_SETTINGS.tokenNotesAsDiagnostics,
     rules: normalizeRules(pick('rules')),
   };
