@@ -117,7 +117,7 @@ async function main(): Promise<void> {
     rows.push(...(await markdownRows(corpusMarkdown1MB(), runs, log, paragraphEditPoints)));
   }
   if (only.has('tokens')) {
-    log('\nReal tokens (#13): cost of counting, and the corpus figures');
+    log('\nReal tokens: cost of counting, and the corpus figures');
     rows.push(...(await tokenRows(markdown1MB(), runs, log)));
   }
   if (only.has('markdown-lsp')) {

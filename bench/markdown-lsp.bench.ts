@@ -237,7 +237,7 @@ async function editRows(doc: BenchDocument, runs: number, later: number, log: (s
  * A hover on a small document while a 40 MB document is being measured (its first lens request waiting on
  * the analysis, which has run long enough to report `$/progress`), against the same hover on the idle server
  * (after one warm-up hover: the busy one also comes after it); then that document's code lenses, still during
- * the analysis (they must arrive: a run without them throws). Goal: the hover within 2 s (#14).
+ * the analysis (they must arrive: a run without them throws). Goal: the hover within 2 s.
  */
 async function hoverDuringAnalysis(runs: number, log: (s: string) => void): Promise<BenchRow[]> {
   const hoverOnce = async (lsp: LspHarness, uri: string) => {

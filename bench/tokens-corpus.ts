@@ -1,5 +1,5 @@
 /**
- * Corpus figures for #13 (shared by bench/tokens.bench.ts): what our plans and the producer's plans save
+ * Corpus token figures (shared by bench/tokens.bench.ts): what our plans and the producer's plans save
  * in real tokens on the same documents, whether every convert's claimed figures equal what it writes, and the
  * oracle (the best lossless saving per section) beside our converts.
  */

@@ -1,5 +1,5 @@
 /**
- * Real tokens (#13): over every markdown file of the corpus inputs, the examples and test/fixtures/markdown,
+ * Real tokens: over every markdown file of the corpus inputs, the examples and test/fixtures/markdown,
  * what the converts and the recommended hybrids save in o200k_base and cl100k_base tokens beside the
  * character figures, against the producer's own plans on the same documents; the oracle (the best lossless
  * saving per section, whole body or per table/list block) beside ToonLens's converts; and what counting costs

@@ -1,5 +1,5 @@
 /**
- * The process-driving half of the fuzz run (#14): the BUILT language server (`dist/server.js --stdio`, one
+ * The process-driving half of the fuzz run: the BUILT language server (`dist/server.js --stdio`, one
  * process for the whole run, moved from workspace to workspace with workspace/didChangeWorkspaceFolders) and
  * the BUILT CLI (`bin/toonlens.js`, one process per command) over generated hostile workspaces, then over
  * large inputs. Each workspace (a pure function of the seed and its number) has:

@@ -1,4 +1,4 @@
-// #14: the large-JSON worker is cancellable and reports progress. A report over 2 MB is checked on the
+// The large-JSON worker is cancellable and reports progress. A report over 2 MB is checked on the
 // worker thread; a new version of it or its close stops the running job (the worker is terminated and a
 // fresh one takes the next job), `$/cancelRequest` of a lens request waiting on the job answers
 // RequestCancelled, and a job running past a second shows window/workDoneProgress (create, begin, end) when
@@ -49,7 +49,7 @@ function progressEnd(h: LspHarness, token: string | number, timeoutMs = 30_000) 
   return h.waitFor(() => h.progress.find((p) => p.token === token && p.value.kind === 'end'), timeoutMs, () => `the end of progress ${token}`);
 }
 
-describe('JSON worker: cancellation and $/progress (#14)', () => {
+describe('JSON worker: cancellation and $/progress', () => {
   test('a job past a second shows progress; a new version cancels it mid-check and the new version is checked', async () => {
     await withServer({ progress: true }, async (h, _dir, text) => {
       const uri = h.open('big.report.json', text, 'json');

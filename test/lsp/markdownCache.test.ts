@@ -1,4 +1,4 @@
-// A markdown document's engine cache through the server (#16): an edit re-analyses only the slices whose text
+// A markdown document's engine cache through the server: an edit re-analyses only the slices whose text
 // changed (observed through the test-only counter toonlens.test.markdownCache under TOONLENS_TEST_COUNTERS),
 // diagnostics and hovers of a version reuse its plan, and closing the document drops its cache.
 import { describe, test } from 'node:test';

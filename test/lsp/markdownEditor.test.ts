@@ -1,4 +1,4 @@
-// The markdown editor experience over real LSP (issue #15, points 1-4, 6-8, 11): agent-file languages,
+// The markdown editor experience over real LSP: agent-file languages,
 // exact Revert across sessions, converted-fence lenses, heading-line section diagnostics, the status
 // notification, the saves/costs convention and the small-slice threshold, restricted mode, and the
 // confirmation before converting a section whose verdict is not convert.

@@ -1,4 +1,4 @@
-// Markdown lenses through codeLens/resolve (#16): a client that says it resolves lens commands
+// Markdown lenses through codeLens/resolve: a client that says it resolves lens commands
 // (`textDocument.codeLens.resolveSupport`, as VS Code's client does) gets a document with many lenses as
 // ranges and data, and each lens resolves to exactly the title and command a client that does not resolve
 // gets complete; small documents, and clients that do not say they resolve, always get complete lenses.

@@ -1,4 +1,4 @@
-// Report code lenses are computed once per document version (#16, #14.12): a second request for the same
+// Report code lenses are computed once per document version: a second request for the same
 // version is answered from the memo (observed through the server's test-only computation counter), an
 // edit, a watched-file change or an applied edit computes them again. The lenses of a ~5 MB one-line
 // report (the sample's entries repeated) are the same from the memo as computed.
@@ -133,7 +133,7 @@ describe('a 47 MB report does not block the server', () => {
       assert.ok(diags.length > 0, 'the report got its diagnostics');
       await lenses;
       // Peak memory growth against the file size: a guard against runaway growth, not the ≤ 4× goal (missed, see
-      // docs/performance.md). Measured 17–20× (and 15.5–17.2× with the lens sets of #16) here: the transport's
+      // docs/performance.md). Measured 17–20× here: the transport's
       // copies, the document, the worker's copy and parse.
       const growth = (hwm() - idle) / text.length;
       assert.ok(growth < 26, `peak RSS grew ${growth.toFixed(1)}× the report's size`);

@@ -1,5 +1,5 @@
 /**
- * #14.11 and #14.13 against the built server over stdio: heavy markdown analysis is time-sliced
+ * Against the built server over stdio: heavy markdown analysis is time-sliced
  * (another document's hover and lenses are answered while a 40 MB document is being measured, and
  * `$/progress` reports the long run), huge section and fence counts never overflow the stack, a
  * `$/cancelRequest` answers RequestCancelled, and the lifecycle error codes are the protocol's.
@@ -62,7 +62,7 @@ function progressBegun(lsp: LspHarness, ms: number): Promise<{ title?: string }>
   return lsp.waitFor(() => lsp.progress.find((p) => p.value.kind === 'begin')?.value, ms, () => 'a $/progress begin');
 }
 
-describe('time-sliced markdown analysis (#14.11)', () => {
+describe('time-sliced markdown analysis', () => {
   test('while a 40 MB document is being measured, a hover on a small document is answered, then its lenses', async () => {
     const lsp = await LspHarness.start({ settings: { codeLens: { sections: 'all' } } });
     try {
@@ -149,7 +149,7 @@ function rawServer(): { connection: ProtocolConnection; exited: Promise<number |
 const INIT = { processId: process.pid, rootUri: null, capabilities: {} };
 const HOVER = { textDocument: { uri: 'file:///x.md' }, position: { line: 0, character: 0 } };
 
-describe('LSP lifecycle (#14.13)', () => {
+describe('LSP lifecycle', () => {
   test('before initialize: ServerNotInitialized; after shutdown: InvalidRequest; exit exits 0', async () => {
     const { connection, exited } = rawServer();
     try {

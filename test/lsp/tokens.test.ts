@@ -1,4 +1,4 @@
-// #13 over real LSP: for every `convert` section of every markdown file in the producer corpus inputs,
+// Over real LSP: for every `convert` section of every markdown file in the producer corpus inputs,
 // the examples and test/fixtures/markdown, Convert (run through the server, as a lens click does) changes
 // the document's length by exactly the measured_chars.savings the lens claims, and lowers its o200k count.
 import { describe, test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue #14.8: globs come from the repository (.toonlens.json, the editor's settings), so they are matched in linear time
+// globs come from the repository (.toonlens.json, the editor's settings), so they are matched in linear time
 // (core/glob.ts, an NFA simulation) with the syntax docs/document-kinds.md promises.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

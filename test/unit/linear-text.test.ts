@@ -1,5 +1,5 @@
 /**
- * #14.10: inputs that made the engine's regular expressions backtrack quadratically. Each shape is
+ * inputs that made the engine's regular expressions backtrack quadratically. Each shape is
  * run at 10 KB and at 80 KB; linear work grows about 8×, the old patterns grew about 64×, and the
  * test fails above 20× (a complexity ratio measured in one run, never a wall time). The linear
  * helpers that replaced the patterns are also checked against the patterns on random short inputs.
@@ -51,7 +51,7 @@ function assertLinear(name: string, make: (bytes: number) => string, run: (input
   assert.ok(ratio <= LIMIT, `${name}: time(80 KB) / time(10 KB) = ${ratio.toFixed(1)}× (linear ≈ 8×, limit ${LIMIT}×)`);
 }
 
-describe('#14.10: no super-linear pattern on ordinary-looking markdown', () => {
+describe('no super-linear pattern on ordinary-looking markdown', () => {
   test('an 80 KB one-word paragraph ending in ".b" (blocks.ts sentences, analysis.ts record mode)', () => {
     const make = (n: number) => '# H\n\n' + 'a'.repeat(n) + '.b\n';
     assertLinear('paragraph', make, (s) => analyzeSlice(s, 'section', 4));

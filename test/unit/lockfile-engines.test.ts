@@ -1,5 +1,5 @@
 // Every package the lockfile installs accepts the Node versions package.json promises (`engines.node`), so `npm ci`
-// prints no EBADENGINE on Node 20 (issue #12: @azure/identity ≥ 4.13.2, pulled in by @vscode/vsce, wants Node 22;
+// prints no EBADENGINE on Node 20 (@azure/identity ≥ 4.13.2, pulled in by @vscode/vsce, wants Node 22;
 // package.json's `overrides` pins 4.13.1, the last release for Node ≥ 20).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

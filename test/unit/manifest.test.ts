@@ -1,4 +1,4 @@
-// The extension manifest's editor surface (issue #15, points 1 and 11): the languages ToonLens serves, and
+// The extension manifest's editor surface the languages ToonLens serves, and
 // a command palette where every command has the ToonLens category and a title no other command shadows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

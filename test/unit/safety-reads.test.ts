@@ -1,4 +1,4 @@
-// Issue #14.9: every CLI command reads only regular files within the size limit. /dev/zero, a FIFO,
+// every CLI command reads only regular files within the size limit. /dev/zero, a FIFO,
 // symlinks to them, a directory and an over-limit (sparse) file each give one clear line and a non-zero
 // exit at once, through the built CLI; a hang is a failure (the run is killed at the timeout).
 import { after, describe, test } from 'node:test';
@@ -38,7 +38,7 @@ const commands: [string, (f: string) => string[], number][] = [
   ['decode', (f) => ['decode', f], 1],
 ];
 
-describe('CLI reads only regular files within the limit (#14.9)', () => {
+describe('CLI reads only regular files within the limit', () => {
   for (const [name, argv, exit] of commands) {
     test(`${name}: /dev/zero, FIFOs, symlinks to them, a directory, a 70 MB file`, () => {
       for (const [input, why] of inputs) {

@@ -1,4 +1,4 @@
-// Issue #14 items 1, 3, 4, 5, 7: writes that a hostile repository cannot steer, driven through the built
+// Writes that a hostile repository cannot steer, driven through the built
 // CLI (`node bin/toonlens.js apply` / `check --fix`) on real temp repositories with a .git, symlinks into
 // it and out of the workspace, a nested repository, dangling symlinks, odd modes and hard links.
 import { after, describe, test } from 'node:test';
@@ -21,7 +21,7 @@ function repo(files: Record<string, string> = {}) {
   return r;
 }
 
-describe('apply never writes into .git or outside the workspace (#14.1, #14.4)', () => {
+describe('apply never writes into .git or outside the workspace', () => {
   const destinations: [string, RegExp][] = [
     ['docs/g/hooks/post-checkout', /inside \.git/],
     ['docs/g/info/attributes', /inside \.git/],
@@ -78,7 +78,7 @@ describe('apply never writes into .git or outside the workspace (#14.1, #14.4)',
   });
 });
 
-describe('the writer re-checks right before each operation (#14.3)', () => {
+describe('the writer re-checks right before each operation', () => {
   test('a folder swapped for a symlink between plan and write: nothing lands outside', () => {
     const { ws, outside } = repo();
     ws.write('docs/sub/b.md', 'one\ntwo\n');
@@ -164,7 +164,7 @@ describe('the writer re-checks right before each operation (#14.3)', () => {
   });
 });
 
-describe('check --fix and apply replace files safely (#14.5)', () => {
+describe('check --fix and apply replace files safely', () => {
   const spaces: TempWorkspace[] = [];
   after(() => spaces.forEach((s) => s.cleanup()));
   // A verdict whose derived field is wrong: --fix rewrites it.
@@ -324,7 +324,7 @@ describe('--out files go through the same writer', () => {
   });
 });
 
-describe('messages (#14.7)', () => {
+describe('messages', () => {
   test('an uppercase or short expected_sha256 says "not a sha256"; a FIFO or a directory target says what it is', () => {
     const ws = tempWorkspace({ 'a.md': 'a\n' }, { git: true });
     cleanups.push(() => ws.cleanup());
@@ -365,7 +365,7 @@ function spawnSyncShell(script: string, cwd: string): { code: number | null; out
   return { code: r.status, out: (r.stdout ?? '') + (r.stderr ?? '') };
 }
 
-describe('the WorkspaceEdit re-check, on edits the planner would never make (#14.2)', () => {
+describe('the WorkspaceEdit re-check, on edits the planner would never make', () => {
   test('TextDocumentEdit on .git/config, CreateFile in .git/hooks, RenameFile into .git/info, through a symlinked folder, outside, onto a dangling symlink: refused', async () => {
     const { verifyWorkspaceEditTargets } = await import('../../server/src/features/json/reportEdits');
     const { ws, outside } = repo();

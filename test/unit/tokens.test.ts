@@ -1,4 +1,4 @@
-// #13: real token counts, the measured segment, the token gate, delimiter choice by tokens, and the shapes
+// Real token counts, the measured segment, the token gate, delimiter choice by tokens, and the shapes
 // (body-only fences, joined soft breaks, canonical definition lists), on real corpus documents.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -120,7 +120,7 @@ describe('the measured segment', () => {
     }
   });
 
-  test('the fence holds the body, not the heading; Revert renders the body (and still renders a pre-#13 heading-keyed fence)', () => {
+  test('the fence holds the body, not the heading; Revert renders the body (and still renders an older heading-keyed fence)', () => {
     const plan = planDocument(TABLE);
     const s = plan.sections[0]!;
     assert.equal(s.action, 'convert');
