@@ -1,5 +1,5 @@
-// The large-JSON worker is cancellable and reports progress. A report over 2 MB is checked on the
-// worker thread; a new version of it or its close stops the running job (the worker is terminated and a
+// The large-JSON worker is cancellable and reports progress. A report over the worker threshold is checked on
+// the worker thread; a new version of it or its close stops the running job (the worker is terminated and a
 // fresh one takes the next job), `$/cancelRequest` of a lens request waiting on the job answers
 // RequestCancelled, and a job running past a second shows window/workDoneProgress (create, begin, end) when
 // the client supports it — never when it does not. Observed through the test-only counters

@@ -1,4 +1,4 @@
-// `check --fix` against another program saving the same file in place (open O_TRUNC, 64 KB chunks): whatever
+// `check --fix` against another program saving the same file in place (opened with O_TRUNC and written in chunks): whatever
 // point of the replace the other save starts at, the file ends as one whole version (never a prefix of a save in
 // progress), and a save that began in the last instant before the rename is the one kept. The writer is a child
 // process driven step by step through FIFOs, so each try interleaves exactly as planned (no sleeps, no luck).
@@ -67,7 +67,7 @@ describe('check --fix vs an editor saving in place', () => {
   after(() => spaces.forEach((s) => s.cleanup()));
 
   test('a 20 MB verdict, 30 interleavings: never a torn file, and a save begun before the rename is kept', { skip: process.platform === 'win32' ? 'FIFOs and in-place O_TRUNC saves are POSIX' : false }, async () => {
-    // A verdict whose derived field is wrong (--fix rewrites it), padded to 20 MB with whitespace: any prefix of it
+    // A verdict whose derived field is wrong (--fix rewrites it), padded with whitespace to a size that takes many chunks: any prefix of it
     // is not the whole file, and the writer's version differs from both the planned and the fixed one.
     const example = JSON.stringify(JSON.parse(readFileSync(join(REPO_ROOT, 'examples', 'agent-json', 'unsafe-auto-apply.verdict.json'), 'utf8')), null, 2);
     const pad = 20 * MB - example.length;
