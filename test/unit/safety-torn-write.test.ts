@@ -102,7 +102,7 @@ describe('check --fix vs an editor saving in place', () => {
       fixed = readFileSync(file);
       assert.notDeepEqual(fixed, planned);
 
-      /** One try: the other save starts at `point` and has written `k` chunks of 64 KB when the write goes on. */
+      /** One try: the other save starts at `point` and has written `k` of its chunks when the write goes on. */
       const attempt = async (point: 'before' | 'beforeRename' | 'beforeSwap' | 'afterSwap', k: number, run: () => { code: number; stderr: string } | Promise<{ code: number; stderr: string }>) => {
         writeFileSync(file, planned);
         let started = point === 'before';

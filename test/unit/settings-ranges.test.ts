@@ -88,7 +88,7 @@ describe('setting ranges', () => {
 });
 
 describe('the CLI reads only .toonlens.json, clamped', () => {
-  /** A 65 MB markdown file, sparse (nothing but its size is ever read when the limit holds). */
+  /** A markdown file just over the size ceiling, sparse (nothing but its size is ever read when the limit holds). */
   function bigMarkdown(dir: string) {
     const fd = openSync(join(dir, 'huge.md'), 'w');
     ftruncateSync(fd, 65 * 1024 * 1024);
