@@ -1,17 +1,9 @@
 /** The workspace folders the client opened, as file-system paths, and which one holds a document. */
 import { isAbsolute, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { InitializeParams, WorkspaceFolder } from 'vscode-languageserver/node';
+import { fsPathOf } from '../node/files';
 
-/** Absolute file-system path of a `file:` URI; undefined for other schemes (untitled, git, …). */
-export function fsPathOf(uri: string): string | undefined {
-  if (!uri.startsWith('file:')) return undefined;
-  try {
-    return fileURLToPath(uri);
-  } catch {
-    return undefined;
-  }
-}
+export { fsPathOf };
 
 export class WorkspaceFolders {
   private roots: string[] = [];

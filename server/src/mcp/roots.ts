@@ -5,9 +5,9 @@
  */
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CliError } from '../cli/io';
 import { isInside } from '../core/agentJson/report/paths';
+import { fsPathOf } from '../node/files';
 
 /** Asks the client for its roots; undefined when the client declares no roots capability. */
 export type ClientRoots = () => Promise<readonly { uri: string }[] | undefined>;
@@ -17,16 +17,6 @@ function realDir(p: string): string | undefined {
   try {
     const real = fs.realpathSync.native(p);
     return fs.statSync(real).isDirectory() ? real : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The file-system path of a `file:` root URI, else undefined (other schemes name nothing on this disk). */
-export function rootUriToPath(uri: string): string | undefined {
-  if (!uri.startsWith('file:')) return undefined;
-  try {
-    return fileURLToPath(uri);
   } catch {
     return undefined;
   }
@@ -64,7 +54,7 @@ export class Roots {
       return undefined;
     }
     if (roots === undefined) return undefined;
-    return roots.map((r) => rootUriToPath(r.uri)).flatMap((p) => (p === undefined ? [] : (realDir(p) ?? [])));
+    return roots.map((r) => fsPathOf(r.uri)).flatMap((p) => (p === undefined ? [] : (realDir(p) ?? [])));
   }
 
   /**

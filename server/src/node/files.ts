@@ -7,9 +7,20 @@
  */
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { EntryType } from '../core/types';
 import { describeEntryType, type FsView } from '../core/agentJson/report/paths';
 import { gitHookDirs } from './git';
+
+/** Absolute file-system path of a `file:` URI; undefined for other schemes (untitled, git, …) and malformed ones. */
+export function fsPathOf(uri: string): string | undefined {
+  if (!uri.startsWith('file:')) return undefined;
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Default limit for inputs (the server's and `check`'s document limit, with room for a BOM or a few edits). */
 export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
