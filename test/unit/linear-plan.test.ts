@@ -69,9 +69,14 @@ async function assertLinear(name: string, make: (chars: number) => string): Prom
   writeFileSync(small, make(20_000));
   writeFileSync(large, make(160_000));
   await plan(small); // warm-up: the JIT and the tokenizer's ranks
-  const s = await leastMs(() => plan(small), 3, 30);
-  const l = await leastMs(() => plan(large), 3, 0);
-  const ratio = l / s;
+  // A busy machine only ever adds time, to either size: the least ratio of a few attempts is kept. A quadratic
+  // step exceeds the limit in every attempt, so retrying never hides one.
+  let ratio = Infinity;
+  for (let attempt = 0; attempt < 3 && ratio > LIMIT; attempt++) {
+    const s = await leastMs(() => plan(small), 3, 30);
+    const l = await leastMs(() => plan(large), 3, 0);
+    ratio = Math.min(ratio, l / s);
+  }
   assert.ok(ratio <= LIMIT, `${name}: cpu(160 K) / cpu(20 K) = ${ratio.toFixed(1)}× (linear ≈ 8×, limit ${LIMIT}×)`);
 }
 
