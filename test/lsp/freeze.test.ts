@@ -7,7 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-protocol/node';
-import { LspHarness } from './harness';
+import { LspHarness, busy } from './harness';
 import { verdictText } from './fixtures';
 import { PING_COMMAND } from '../../server/src/lsp/idle';
 import { capDiagnostics, MAX_DIAGNOSTICS_PER_DOCUMENT, TOO_MANY_DIAGNOSTICS_CODE } from '../../server/src/lsp/diagnostics';
@@ -48,9 +48,11 @@ describe('one document cannot starve the others', () => {
         const hover = await lsp.hover(other, { line: 0, character: 3 });
         const ms = performance.now() - t0;
         assert.ok(hover, `${name}: the other document has its hover`);
-        assert.ok(ms < 2000, `${name}: the hover on another document took ${ms.toFixed(0)} ms`);
+        // Two seconds on a machine with a core to spare; stretched by the load, as every harness timeout is (a
+        // starved server misses it by tens of seconds, which no load factor covers).
+        assert.ok(ms < busy(2000), `${name}: the hover on another document took ${ms.toFixed(0)} ms`);
         // The heavy document is measured to its end too.
-        await lsp.waitForDiagnostics(heavy, () => true, 60_000);
+        await lsp.waitForDiagnostics(heavy, () => true, busy(60_000));
         lsp.close(heavy);
         lsp.close(other);
       }

@@ -11,7 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -273,7 +273,7 @@ export class LspHarness {
         capabilities,
         initializationOptions: this.opts.initializationOptions,
       }),
-      10_000,
+      busy(10_000),
       'initialize',
     );
     await this.connection.sendNotification(InitializedNotification.type, {});
@@ -354,7 +354,7 @@ export class LspHarness {
    * Waits until the latest diagnostics published for `uri` satisfy `predicate` (checked on what is
    * already there, then on every new publish). Rejects after `timeoutMs` with what was last seen.
    */
-  waitForDiagnostics(uri: string, predicate: (diagnostics: Diagnostic[], version?: number) => boolean = () => true, timeoutMs = 15_000): Promise<Diagnostic[]> {
+  waitForDiagnostics(uri: string, predicate: (diagnostics: Diagnostic[], version?: number) => boolean = () => true, timeoutMs = busy(15_000)): Promise<Diagnostic[]> {
     return this.waitFor(
       () => {
         const list = this.published.get(uri);
@@ -367,7 +367,7 @@ export class LspHarness {
   }
 
   /** Waits until the latest status-bar notification for `uri` satisfies `predicate`. */
-  waitForStatus(uri: string, predicate: (p: { text: string; tooltip?: string }) => boolean, timeoutMs = 15_000): Promise<{ text: string; tooltip?: string }> {
+  waitForStatus(uri: string, predicate: (p: { text: string; tooltip?: string }) => boolean, timeoutMs = busy(15_000)): Promise<{ text: string; tooltip?: string }> {
     const latest = () => (this.statusNotifications as { uri?: string; text: string; tooltip?: string }[]).filter((p) => p.uri === uri).at(-1);
     return this.waitFor(() => {
       const p = latest();
@@ -376,7 +376,7 @@ export class LspHarness {
   }
 
   /** Waits until the server logged a message matching `re`. */
-  waitForLog(re: RegExp, timeoutMs = 5000): Promise<LogMessageParams> {
+  waitForLog(re: RegExp, timeoutMs = busy(5000)): Promise<LogMessageParams> {
     return this.waitFor(() => this.logs.find((l) => re.test(l.message)), timeoutMs, () => `a log matching ${re}; logs: ${this.logs.map((l) => l.message).join(' | ')}`);
   }
 
@@ -417,17 +417,17 @@ export class LspHarness {
    * (the server answers after writing it). Use it to assert that nothing more arrives — never a sleep.
    * Needs TOONLENS_TEST_COUNTERS in the server's environment, which the harness sets unless told otherwise.
    */
-  async waitIdle(timeoutMs = 30_000): Promise<void> {
+  async waitIdle(timeoutMs = busy(30_000)): Promise<void> {
     await withTimeout(this.connection.sendRequest(ExecuteCommandRequest.type, { command: IDLE_COMMAND, arguments: [] }), timeoutMs, 'toonlens.test.idle');
   }
 
   /** A round trip: resolves once the server has handled every message sent before it (paces a client like an editor's keystrokes). */
   async roundTrip(): Promise<void> {
-    await withTimeout(this.connection.sendRequest(ExecuteCommandRequest.type, { command: PING_COMMAND, arguments: [] }), 10_000, 'toonlens.test.ping');
+    await withTimeout(this.connection.sendRequest(ExecuteCommandRequest.type, { command: PING_COMMAND, arguments: [] }), busy(10_000), 'toonlens.test.ping');
   }
 
   hover(uri: string, position: Position): Promise<Hover | null> {
-    return withTimeout(this.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position }), 10_000, 'hover');
+    return withTimeout(this.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position }), busy(10_000), 'hover');
   }
 
   codeActions(uri: string, range: Range, opts: { only?: string[]; diagnostics?: Diagnostic[] } = {}): Promise<(CodeAction | Command)[] | null> {
@@ -437,17 +437,17 @@ export class LspHarness {
         range,
         context: { diagnostics: opts.diagnostics ?? [], only: opts.only },
       }),
-      10_000,
+      busy(10_000),
       'codeAction',
     );
   }
 
   codeLenses(uri: string): Promise<CodeLens[] | null> {
-    return withTimeout(this.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } }), 10_000, 'codeLens');
+    return withTimeout(this.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } }), busy(10_000), 'codeLens');
   }
 
   /** workspace/executeCommand; `timeoutMs` for commands whose work grows with the workspace (Check Workspace). */
-  executeCommand(command: string, args: unknown[] = [], timeoutMs = 10_000): Promise<unknown> {
+  executeCommand(command: string, args: unknown[] = [], timeoutMs = busy(10_000)): Promise<unknown> {
     return withTimeout(this.connection.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }), timeoutMs, `executeCommand ${command}`);
   }
 
@@ -463,7 +463,7 @@ export class LspHarness {
   }
 
   /** shutdown + exit, then waits for the process to end (killed after a timeout); removes the temp workspace. */
-  async shutdown(timeoutMs = 5000): Promise<number | null> {
+  async shutdown(timeoutMs = busy(5000)): Promise<number | null> {
     try {
       if (this.alive) {
         await withTimeout(this.connection.sendRequest(ShutdownRequest.type), timeoutMs, 'shutdown');
@@ -535,6 +535,16 @@ function applyContentChanges(text: string, changes: TextDocumentContentChangeEve
     else out = c.text;
   }
   return out;
+}
+
+/**
+ * A default timeout stretched by how busy the machine is (the one-minute load per core, 1× to 8×). A timeout
+ * here only turns a hang into a failure; on a loaded machine an answer that is merely slow must not fail the
+ * test. Timeouts a test passes explicitly are used as given.
+ */
+export function busy(ms: number): number {
+  const perCore = loadavg()[0]! / Math.max(1, cpus().length);
+  return Math.round(ms * Math.min(8, Math.max(1, perCore)));
 }
 
 /** `p`, or a rejection `<what> timed out after <ms> ms`. */
