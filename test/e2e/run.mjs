@@ -1,16 +1,21 @@
 #!/usr/bin/env node
 // One runner for the real-editor tests (`npm run test:e2e`).
-//   1. Builds the extension, packs the VSIX (scripts/release.mjs --vsix) and unpacks it as VS Code installs it
-//      (its extension/ folder): the suite runs against exactly what users install, never the development folder.
-//      Bundles the mocha suite (test/e2e/suite → dist/e2e/index.js).
+//   1. Builds the VSIX the way a release does (scripts/release.mjs --vsix: a production build, packed by vsce)
+//      and bundles the mocha suite (test/e2e/suite → dist/e2e/*.js).
 //   2. Copies the fixture workspace to a fresh temp folder (the tests edit files in it).
-//   3. Tries @vscode/test-electron: where VS Code can be downloaded, the suite runs there.
+//   3. Tries @vscode/test-electron: where VS Code can be downloaded, its own CLI installs the VSIX into a fresh
+//      extensions dir and the suite runs there.
 //   4. Otherwise (these machines are offline): installs code-server's bundled VS Code server, headless
-//      Debian chromium and playwright-core (test/e2e/setup.sh, idempotent, into .e2e/), starts the server
-//      with the smoke-test driver and opens the workbench with extensionDevelopmentPath/extensionTestsPath
-//      in the URL payload; the extension host runs the suite and reports its exit code back.
+//      Debian chromium and playwright-core (test/e2e/setup.sh, idempotent, into .e2e/), installs the VSIX with
+//      the server's own CLI (`--install-extension x.vsix --extensions-dir DIR`, as a user of code-server or of a
+//      remote VS Code does), starts the server on that extensions dir with the smoke-test driver and opens the
+//      workbench with extensionTestsPath in the URL payload. The extension under test is the installed one:
+//      extensionDevelopmentPath names only an empty runner extension (VS Code runs extension tests only with
+//      one), never the repository or an unpacked folder, and every suite asserts that ToonLens came from DIR.
 //   Then the restricted-mode run, and the reopen run: a section converted in one window reverts exactly in a new
-//   window of the same folder (E2E_SKIP_REOPEN=1 skips it, E2E_ONLY_REOPEN=1 runs only it).
+//   window of the same folder (E2E_SKIP_REOPEN=1 skips it, E2E_ONLY_REOPEN=1 runs only it; E2E_SKIP_TIMINGS=1 marks
+//   the timing test pending).
+//   Lines the suite prints as `[e2e timing] …` (editor timings) are printed again at the end, with the laps.
 //   --screenshots also takes the README's screenshots (docs/images/) from the same server.
 // Exit: 0 passed, 1 failed, 2 infrastructure error. Env: VSCODE_E2E_FORCE=1 skips test-electron.
 import { spawn, spawnSync } from 'node:child_process';
@@ -19,7 +24,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { inflateRawSync } from 'node:zlib';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const e2eDir = path.join(repo, 'test', 'e2e');
@@ -39,8 +43,16 @@ function sh(cmd, args, opts = {}) {
   return r.status ?? 2;
 }
 
+/** The workspaces this run made: removed when it passes, kept (their paths printed) when it fails. */
+const workspaces = [];
+
+/** Builds and packs the VSIX as a release does (into a temp folder), and bundles the suite; the VSIX's path. */
 async function build() {
-  if (sh('npm', ['run', 'build', '--silent']) !== 0) throw new Error('npm run build failed');
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'toonlens-vsix-'));
+  workspaces.push(out);
+  if (sh(process.execPath, [path.join(repo, 'scripts', 'release.mjs'), '--vsix', '--out', out]) !== 0) throw new Error('building the VSIX (scripts/release.mjs --vsix) failed');
+  const vsix = fs.readdirSync(out).find((n) => n.endsWith('.vsix'));
+  if (!vsix) throw new Error(`scripts/release.mjs --vsix wrote no .vsix into ${out}`);
   const esbuild = await import('esbuild');
   for (const entry of ['index', 'restricted', 'reopen-convert', 'reopen-revert']) {
     await esbuild.build({
@@ -50,41 +62,65 @@ async function build() {
       external: ['vscode', 'mocha'], logLevel: 'warning',
     });
   }
+  return path.join(out, vsix);
 }
 
-/** The workspaces this run made: removed when it passes, kept (their paths printed) when it fails. */
-const workspaces = [];
+/** ToonLens's extension id, as VS Code names its folder in an extensions dir (`<id>-<version>`). */
+const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
+const EXTENSION_ID = `${pkg.publisher}.${pkg.name}`;
 
 /**
- * Packs the VSIX from the build just made and unpacks its `extension/` folder, as `code --install-extension`
- * does: the folder the suite loads the extension from.
+ * The extension folder `--install-extension` made in `extensionsDir`, checked to be the VSIX's version and
+ * to be listed in the dir's extensions.json (what VS Code scans at start-up).
  */
-function installedVsix() {
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'toonlens-vsix-'));
-  workspaces.push(out);
-  if (sh(process.execPath, [path.join(repo, 'scripts', 'release.mjs'), '--vsix', '--no-build', '--out', out]) !== 0) throw new Error('packing the VSIX failed');
-  const vsix = fs.readdirSync(out).find((n) => n.endsWith('.vsix'));
-  const buf = fs.readFileSync(path.join(out, vsix));
-  const ext = path.join(out, 'extension');
-  let eocd = buf.length - 22;
-  while (eocd >= 0 && buf.readUInt32LE(eocd) !== 0x06054b50) eocd--;
-  let p = buf.readUInt32LE(eocd + 16);
-  for (let i = buf.readUInt16LE(eocd + 10); i > 0; i--) {
-    const method = buf.readUInt16LE(p + 10);
-    const size = buf.readUInt32LE(p + 20);
-    const nameLen = buf.readUInt16LE(p + 28);
-    const local = buf.readUInt32LE(p + 42);
-    const name = buf.toString('utf8', p + 46, p + 46 + nameLen);
-    p += 46 + nameLen + buf.readUInt16LE(p + 30) + buf.readUInt16LE(p + 32);
-    if (!name.startsWith('extension/') || name.endsWith('/')) continue;
-    const target = path.join(out, name);
-    if (!target.startsWith(ext + path.sep)) throw new Error(`a VSIX entry outside extension/: ${name}`);
-    const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
-    const raw = buf.subarray(start, start + size);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, method === 8 ? inflateRawSync(raw) : raw);
+function installedFolder(extensionsDir) {
+  const folder = path.join(extensionsDir, `${EXTENSION_ID}-${pkg.version}`);
+  if (!fs.existsSync(path.join(folder, 'package.json'))) {
+    throw new Error(`the VSIX did not install into ${extensionsDir} (found: ${fs.readdirSync(extensionsDir).join(', ') || 'nothing'})`);
   }
-  return ext;
+  const listed = JSON.parse(fs.readFileSync(path.join(extensionsDir, 'extensions.json'), 'utf8'));
+  if (!listed.some((e) => e.identifier?.id?.toLowerCase() === EXTENSION_ID && e.version === pkg.version)) {
+    throw new Error(`${EXTENSION_ID}@${pkg.version} is not listed in ${extensionsDir}/extensions.json`);
+  }
+  return folder;
+}
+
+/**
+ * An extension with nothing in it, the run's extensionDevelopmentPath: VS Code runs extension tests only in a
+ * window with a development extension, and this one keeps that from being ToonLens (which then loads as
+ * installed, exactly as for a user).
+ */
+function runnerExtension(parent) {
+  const dir = path.join(parent, 'e2e-runner');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
+    name: 'toonlens-e2e-runner', displayName: 'ToonLens e2e runner (empty)', publisher: 'toonlens-e2e', version: '0.0.0',
+    engines: { vscode: '*' }, description: 'Hosts the ToonLens e2e suite; contributes nothing.',
+  }, null, 2));
+  return dir;
+}
+
+/**
+ * The documents of the timing test, written into `dir`: real markdown, the repository's corpus fixtures with
+ * numbered headings, made by the bench's own generator (the bench's "corpus markdown" input: the editor's
+ * figures and the bench's are of one text), ~1 MB, and as the anchor its first ~10 KB cut at a heading
+ * (found by markdown-it).
+ */
+function timingDocuments(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  const script = `const gen = await import('./bench/markdown-gen.ts');
+const { default: MarkdownIt } = await import('markdown-it');
+const { writeFileSync } = await import('node:fs');
+const large = (gen.corpusMarkdownDocument ?? gen.default.corpusMarkdownDocument)(1_000_000);
+const head = large.slice(0, 40_000);
+const lineStarts = [0];
+for (let i = 0; i < head.length; i++) if (head.charCodeAt(i) === 10) lineStarts.push(i + 1);
+const cut = new MarkdownIt().parse(head, {}).filter((t) => t.type === 'heading_open' && t.map).map((t) => lineStarts[t.map[0]]).find((at) => at >= 10_000);
+if (cut === undefined) throw new Error('no heading after 10 KB');
+writeFileSync(${JSON.stringify(path.join(dir, 'large-1mb.md'))}, large);
+writeFileSync(${JSON.stringify(path.join(dir, 'anchor-10kb.md'))}, large.slice(0, cut));`;
+  if (sh(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]) !== 0) throw new Error('generating the timing documents failed');
+  return dir;
 }
 
 function freshWorkspace() {
@@ -100,17 +136,21 @@ function settleWorkspaces(code) {
   return code;
 }
 
-async function viaTestElectron(ws, extension) {
+async function viaTestElectron(ws, vsix, extensionsDir, runner, timingDir) {
   if (process.env.VSCODE_E2E_FORCE === '1') return undefined;
   let exe;
   try {
     const te = await import('@vscode/test-electron');
     exe = await te.downloadAndUnzipVSCode({ version: process.env.VSCODE_VERSION ?? 'stable', timeout: 15000 });
     lap(`VS Code downloaded: ${exe}`);
+    const cli = te.resolveCliPathFromVSCodeExecutablePath(exe);
+    if (sh(cli, ['--install-extension', vsix, '--extensions-dir', extensionsDir]) !== 0) throw new Error('code --install-extension failed');
+    lap(`VSIX installed: ${installedFolder(extensionsDir)}`);
     await te.runTests({
-      vscodeExecutablePath: exe, extensionDevelopmentPath: extension,
+      vscodeExecutablePath: exe, extensionDevelopmentPath: runner,
       extensionTestsPath: path.join(repo, 'dist', 'e2e', 'index.js'),
-      launchArgs: [ws, '--disable-extensions'],
+      extensionTestsEnv: { TOONLENS_E2E_EXTENSIONS_DIR: extensionsDir, TOONLENS_E2E_TIMING_DIR: timingDir },
+      launchArgs: [ws, '--extensions-dir', extensionsDir],
     });
     return 0;
   } catch (err) {
@@ -136,10 +176,30 @@ function e2eEnv() {
   return env;
 }
 
-/** `trust: true` keeps workspace trust on (a folder opened by URL is then untrusted: restricted mode). */
-async function startServer(env, { trust = false } = {}) {
+/**
+ * Installs the VSIX with the VS Code server's own CLI, as a user of a remote VS Code or of code-server does
+ * (the server's `bin/code-server --install-extension` is `node server-main.js --install-extension`); the folder
+ * it made.
+ */
+function installVsix(env, vsix, extensionsDir) {
+  const data = fs.mkdtempSync(path.join(env.TMPDIR, 'install-'));
+  const r = spawnSync(env.E2E_NODE, [env.E2E_SERVER_MAIN, '--accept-server-license-terms',
+    '--server-data-dir', path.join(data, 'server'), '--user-data-dir', path.join(data, 'user'),
+    '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'], { env, encoding: 'utf8', timeout: 300000 });
+  fs.rmSync(data, { recursive: true, force: true });
+  const said = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
+  if (r.status !== 0) throw new Error(`--install-extension ${vsix} failed (exit ${r.status ?? r.signal}):\n${said}`);
+  if (said) console.log(said.split('\n').map((l) => `[e2e] ${l}`).join('\n'));
+  return installedFolder(extensionsDir);
+}
+
+/**
+ * A VS Code server on the run's extensions dir (the VSIX installed there), with the smoke-test driver.
+ * `trust: true` keeps workspace trust on (a folder opened by URL is then untrusted: restricted mode).
+ */
+async function startServer(env, extensionsDir, timingDir, { trust = false } = {}) {
   const data = fs.mkdtempSync(path.join(env.TMPDIR, 'run-'));
-  for (const d of ['user', 'ext', 'server']) fs.mkdirSync(path.join(data, d), { recursive: true });
+  for (const d of ['user', 'server']) fs.mkdirSync(path.join(data, d), { recursive: true });
   // No trust prompt at startup: the folder simply stays untrusted.
   for (const dir of [path.join(data, 'user', 'User'), path.join(data, 'server', 'data', 'User')]) {
     fs.mkdirSync(dir, { recursive: true });
@@ -149,8 +209,10 @@ async function startServer(env, { trust = false } = {}) {
   const child = spawn(env.E2E_NODE, [env.E2E_SERVER_MAIN,
     '--host', '127.0.0.1', '--port', '0', '--without-connection-token', '--accept-server-license-terms',
     '--server-data-dir', path.join(data, 'server'), '--user-data-dir', path.join(data, 'user'),
-    '--extensions-dir', path.join(data, 'ext'), '--telemetry-level', 'off', ...(trust ? [] : ['--disable-workspace-trust']),
-    '--enable-smoke-test-driver'], { env: { ...env, XDG_RUNTIME_DIR: data }, stdio: ['ignore', log, log], detached: true });
+    '--extensions-dir', extensionsDir, '--telemetry-level', 'off', ...(trust ? [] : ['--disable-workspace-trust']),
+    // The extension host inherits this environment: the suite checks that ToonLens was loaded from extensionsDir,
+    // and the timing test reads its documents from timingDir.
+    '--enable-smoke-test-driver'], { env: { ...env, XDG_RUNTIME_DIR: data, TOONLENS_E2E_EXTENSIONS_DIR: extensionsDir, TOONLENS_E2E_TIMING_DIR: timingDir }, stdio: ['ignore', log, log], detached: true });
   const logPath = path.join(data, 'server.log');
   for (let i = 0; i < 300; i++) {
     const m = fs.readFileSync(logPath, 'utf8').match(/Extension host agent listening on (\d+)/);
@@ -181,6 +243,9 @@ function workbenchUrl(server, folder, payload) {
   return `${new URL(server).origin}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
 
+/** The `[e2e timing]` lines the suites printed, repeated at the end of the run. */
+const timings = [];
+
 /** Prints what the extension host logs (mocha's reporter): those console calls carry $logExtensionHostMessage on their stack. */
 async function forwardExtensionHostConsole(page) {
   const MARK = '__toonlens_ext_host__';
@@ -202,10 +267,11 @@ async function forwardExtensionHostConsole(page) {
     const { format } = await import('node:util');
     const text = format(...vals).replace(/^\[Extension Host\] ?/, '').replace(/ \(at [^)]*\)\s*$/, '').replace(/\n$/, '');
     process.stdout.write(`${text}\n`);
+    if (text.trimStart().startsWith('[e2e timing]')) timings.push(text.trim());
   });
 }
 
-async function runSuiteInServer(env, server, ws, extension, entry = 'index.js') {
+async function runSuiteInServer(env, server, ws, runner, entry = 'index.js') {
   const browser = await launchBrowser(env);
   try {
     const page = await browser.newPage();
@@ -214,12 +280,14 @@ async function runSuiteInServer(env, server, ws, extension, entry = 'index.js') 
     const exited = new Promise((r) => { onExit = r; });
     await page.exposeFunction('codeAutomationExit', (c) => onExit(c));
     const url = workbenchUrl(server.url, ws, [
-      ['extensionDevelopmentPath', remoteUri(server.url, extension)],
+      ['extensionDevelopmentPath', remoteUri(server.url, runner)],
       ['extensionTestsPath', remoteUri(server.url, path.join(repo, 'dist', 'e2e', entry))],
       ['skipWelcome', 'true'], ['skipReleaseNotes', 'true'],
     ]);
     await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60000 });
-    const timeoutMs = Number(process.env.E2E_TEST_TIMEOUT_MS ?? 240000);
+    // How long the workbench may take to report back (an infrastructure hang otherwise); the main run holds the
+    // timing test, whose large document takes longest on a loaded machine.
+    const timeoutMs = Number(process.env.E2E_TEST_TIMEOUT_MS ?? (entry === 'index.js' ? 600000 : 240000));
     const result = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), timeoutMs))]);
     if (result === 'timeout') { lap(`TIMEOUT after ${timeoutMs} ms`); return 2; }
     lap(`extension host exited with code ${result}`);
@@ -230,41 +298,50 @@ async function runSuiteInServer(env, server, ws, extension, entry = 'index.js') 
 }
 
 async function main() {
-  await build();
-  const extension = installedVsix();
-  lap(`extension from the VSIX: ${extension}`);
+  const vsix = await build();
+  lap(`VSIX built: ${vsix}`);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'toonlens-e2e-ext-'));
+  workspaces.push(scratch);
+  const extensionsDir = path.join(scratch, 'extensions');
+  fs.mkdirSync(extensionsDir);
+  const runner = runnerExtension(scratch);
+  // E2E_SKIP_TIMINGS=1: the timing test is reported as skipped (pending), its documents not made.
+  const timingDir = process.env.E2E_SKIP_TIMINGS ? '' : timingDocuments(path.join(scratch, 'timing'));
   const ws = freshWorkspace();
   lap(`workspace ${ws}`);
-  const viaElectron = await viaTestElectron(ws, extension);
+  const viaElectron = await viaTestElectron(ws, vsix, extensionsDir, runner, timingDir);
   if (viaElectron !== undefined) return viaElectron;
   if (sh('bash', [path.join(e2eDir, 'setup.sh')], { env: { ...baseEnv, E2E_HOME } }) !== 0) return 2;
+  lap('setup done');
   const env = e2eEnv();
-  let server = await startServer(env);
+  lap(`VSIX installed by the VS Code server: ${installVsix(env, vsix, extensionsDir)}`);
+  let server = await startServer(env, extensionsDir, timingDir);
   lap(`VS Code server ${server.url}`);
   try {
     // E2E_ONLY_REOPEN=1: only the reopen run (exact Revert across windows).
-    let code = process.env.E2E_ONLY_REOPEN ? 0 : await runSuiteInServer(env, server, ws, extension);
+    let code = process.env.E2E_ONLY_REOPEN ? 0 : await runSuiteInServer(env, server, ws, runner);
     if (code === 2) {
       // An infrastructure failure (the workbench never reported back), not a test failure: one fresh try.
       lap('infrastructure failure: retrying once with a fresh server and workspace');
       server.stop();
-      server = await startServer(env);
-      code = await runSuiteInServer(env, server, freshWorkspace(), extension);
+      server = await startServer(env, extensionsDir, timingDir);
+      code = await runSuiteInServer(env, server, freshWorkspace(), runner);
     }
     if (code === 0 && !process.env.E2E_SKIP_RESTRICTED && !process.env.E2E_ONLY_REOPEN) {
       // The restricted-mode run: workspace trust ON, the folder not trusted.
       server.stop();
-      server = await startServer(env, { trust: true });
+      server = await startServer(env, extensionsDir, timingDir, { trust: true });
       lap(`VS Code server with workspace trust on ${server.url}`);
-      code = await runSuiteInServer(env, server, freshWorkspace(), extension, 'restricted.js');
+      code = await runSuiteInServer(env, server, freshWorkspace(), runner, 'restricted.js');
+      lap(`restricted run exited with ${code}`);
       server.stop();
-      server = await startServer(env);
+      server = await startServer(env, extensionsDir, timingDir);
     }
     if (code === 0 && !process.env.E2E_SKIP_REOPEN) {
       // Exact Revert across windows: convert in one window, then revert in a new window of the same folder.
       const folder = freshWorkspace();
       fs.copyFileSync(path.join(e2eDir, 'reopen', 'reopen-ports.md'), path.join(folder, 'docs', 'reopen-ports.md'));
-      code = await runSuiteInServer(env, server, folder, extension, 'reopen-convert.js');
+      code = await runSuiteInServer(env, server, folder, runner, 'reopen-convert.js');
       lap(`reopen: first window exited with ${code}`);
       if (code === 0) {
         // The new window opens the folder through a symlink: VS Code then hands the extension another per-window
@@ -273,7 +350,7 @@ async function main() {
         const again = `${folder}-again`;
         fs.symlinkSync(folder, again);
         workspaces.push(again);
-        code = await runSuiteInServer(env, server, again, extension, 'reopen-revert.js');
+        code = await runSuiteInServer(env, server, again, runner, 'reopen-revert.js');
         lap(`reopen: second window exited with ${code}`);
       }
     }
@@ -284,6 +361,8 @@ async function main() {
     return code;
   } finally {
     server.stop();
+    for (const t of timings) console.log(t);
+    lap('done');
   }
 }
 

@@ -2,7 +2,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 
-import { codeOf, diagnostics, file, lenses, open, waitFor } from './helpers';
+import { codeOf, diagnostics, file, installedExtension, lenses, open, waitFor } from './helpers';
 
 /**
  * The code action of `kind` at `range` whose title matches, asked for until one does (the lightbulb asks again
@@ -47,9 +47,7 @@ async function applyQuickFix(doc: vscode.TextDocument, code: string, title: RegE
 
 describe('ToonLens in a real VS Code', () => {
   before(async () => {
-    const ext = vscode.extensions.all.find((e) => e.packageJSON?.name === 'toonlens');
-    assert.ok(ext, 'the ToonLens extension is installed');
-    await ext.activate();
+    await installedExtension();
   });
 
   it('lenses only where converting helps by default, one per heading with codeLens.sections "all"; the plan lens opens the plan', async () => {

@@ -1,6 +1,29 @@
 // Helpers shared by the real-editor suites (they run inside the extension host, through the vscode API only).
 import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
+
+import pkg from '../../../package.json';
+
+/** ToonLens's extension id (publisher.name). */
+export const EXTENSION_ID = `${pkg.publisher}.${pkg.name}`;
+
+/**
+ * The extension under test, activated: the one the runner installed from the VSIX into the server's extensions
+ * dir (TOONLENS_E2E_EXTENSIONS_DIR), at this checkout's version — never a development folder.
+ */
+export async function installedExtension(): Promise<vscode.Extension<unknown>> {
+  const ext = vscode.extensions.getExtension(EXTENSION_ID);
+  assert.ok(ext, `the ${EXTENSION_ID} extension is installed`);
+  const dir = process.env.TOONLENS_E2E_EXTENSIONS_DIR;
+  assert.ok(dir, 'the runner names the extensions dir it installed the VSIX into (TOONLENS_E2E_EXTENSIONS_DIR)');
+  const real = fs.realpathSync(dir) + path.sep;
+  assert.ok(fs.realpathSync(ext.extensionPath).startsWith(real), `loaded from the extensions dir ${real}, not from ${ext.extensionPath}`);
+  assert.equal(ext.packageJSON.version, pkg.version, "the installed extension is this checkout's version");
+  await ext.activate();
+  return ext;
+}
 
 export const ws = (): vscode.Uri => {
   const folder = vscode.workspace.workspaceFolders?.[0];

@@ -6,16 +6,14 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 
-import { file, lenses, open, waitFor } from './helpers';
+import { file, installedExtension, lenses, open, waitFor } from './helpers';
 
 const REL = 'docs/reopen-ports.md';
 /** A section whose separator row a canonical rendering would write as `| --- | --- |`. */
 export const REOPEN_TEXT = '# Ports\n\n| Name | Port |\n| ------- | ---- |\n| api | 8080 |\n| worker | 8081 |\n| search | 8082 |\n| billing | 8083 |\n| auth | 8084 |\n| gateway | 8085 |\n| cache | 8086 |\n| queue | 8087 |\n';
 
 async function activate(): Promise<void> {
-  const ext = vscode.extensions.all.find((e) => e.packageJSON?.name === 'toonlens');
-  assert.ok(ext, 'the ToonLens extension is installed');
-  await ext.activate();
+  await installedExtension();
 }
 
 export function convertPhase(): void {

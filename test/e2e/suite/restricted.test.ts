@@ -3,13 +3,11 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 
-import { file, lenses } from './helpers';
+import { file, installedExtension, lenses } from './helpers';
 
 describe('ToonLens in restricted mode (workspace trust on, folder not trusted)', () => {
   before(async () => {
-    const ext = vscode.extensions.all.find((e) => e.packageJSON?.name === 'toonlens');
-    assert.ok(ext, 'the ToonLens extension is installed');
-    await ext.activate();
+    await installedExtension();
   });
 
   it('the workspace really is untrusted', () => {
