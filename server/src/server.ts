@@ -61,6 +61,7 @@ import { markdownLensesFeature } from './features/markdown/lenses';
 import { markdownHoverFeature } from './features/markdown/hover';
 import { markdownConvertFeature } from './features/markdown/convert';
 import { markdownDiagnosticsFeature } from './features/markdown/diagnostics';
+import { markdownSuppressFeature } from './features/markdown/suppress';
 import { configureMarkdownLanguages } from './features/markdown/plans';
 import { configureOriginals } from './features/markdown/fences';
 import { schemaDriftFeature } from './features/json/schemaDrift';
@@ -84,6 +85,7 @@ const FEATURES: FeatureModule[] = [
   markdownLensesFeature,
   markdownHoverFeature,
   markdownConvertFeature,
+  markdownSuppressFeature,
   schemaDriftFeature,
   reportEditsFeature,
   recipeCompletionFeature,
