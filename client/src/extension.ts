@@ -3,11 +3,12 @@
 // No rule, measurement, hashing or format knowledge lives here.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { commands, EventEmitter, Position, Selection, StatusBarAlignment, Uri, ViewColumn, window, workspace, type ExtensionContext, type StatusBarItem } from 'vscode';
+import { commands, EventEmitter, Position, ProgressLocation, Selection, StatusBarAlignment, Uri, ViewColumn, window, workspace, type ExtensionContext, type StatusBarItem } from 'vscode';
 import {
   ExecuteCommandRequest,
   LanguageClient,
   TransportKind,
+  WorkDoneProgress,
   type DocumentSelector,
   type LanguageClientOptions,
   type ServerOptions,
@@ -140,6 +141,35 @@ export interface ToonLensApi {
   mcpRegistered: boolean;
 }
 
+/**
+ * Check Workspace under a notification with a Cancel button (the language client shows server-made progress in the
+ * status bar, where it cannot be cancelled): the request carries the notification's token, the server reports on
+ * it, and Cancel cancels the request, which the server honours between files.
+ */
+function checkWorkspaceWithProgress(): Thenable<unknown> {
+  return window.withProgress({ location: ProgressLocation.Notification, title: 'ToonLens: Check Workspace', cancellable: true }, async (progress, cancel) => {
+    const c = client;
+    if (!c) return undefined;
+    const token = `toonlens-check-workspace-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    let last = 0;
+    const sub = c.onProgress(WorkDoneProgress.type, token, (v) => {
+      if (v.kind === 'end') return;
+      const pct = typeof v.percentage === 'number' ? v.percentage : last;
+      progress.report({ message: v.message, increment: Math.max(0, pct - last) });
+      last = Math.max(last, pct);
+    });
+    try {
+      return await c.sendRequest(ExecuteCommandRequest.type, { command: COMMANDS.checkWorkspace, arguments: [], workDoneToken: token }, cancel);
+    } catch (err) {
+      // Cancelled from the notification: the server stopped the run (its message says how far it got).
+      if (cancel.isCancellationRequested) return undefined;
+      throw err;
+    } finally {
+      sub.dispose();
+    }
+  });
+}
+
 let statusVisible = false;
 /** Fired when a plan view is asked for again, so VS Code re-reads its content. */
 const planViewChanged = new EventEmitter<Uri>();
@@ -166,7 +196,7 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
           const arg: ActiveEditorArg = { uri: editor.document.uri.toString(), position: { line, character } };
           args = [arg];
         }
-        const outcome = (await client?.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as { applied?: boolean; message?: string } | undefined;
+        const outcome = (command === COMMANDS.checkWorkspace ? await checkWorkspaceWithProgress() : await client?.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as { applied?: boolean; message?: string } | undefined;
         if (outcome?.message && (outcome.applied === false || command === COMMANDS.revertSection)) void window.showInformationMessage(`ToonLens: ${outcome.message}`);
         return outcome;
       }),

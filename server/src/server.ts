@@ -10,6 +10,7 @@ import {
   ProposedFeatures,
   ResponseError,
   ErrorCodes,
+  ExecuteCommandRequest,
   ShowDocumentRequest,
   ShowMessageNotification,
   ExitNotification,
@@ -424,14 +425,17 @@ connection.onCompletion(async (params, token): Promise<CompletionList | null> =>
   return { isIncomplete, items };
 });
 
-connection.onExecuteCommand(async (params, token) => {
+// (As a plain request: the connection's onExecuteCommand takes the workDoneToken off the params before the handler runs.)
+connection.onRequest(ExecuteCommandRequest.type, async (params, token) => {
   const problem = commandArgsProblem(params.arguments);
   if (problem) return new ResponseError(ErrorCodes.InvalidParams, `${params.command}: ${problem}`);
   for (const { name, feature } of instances) {
     const handler = feature.commands?.[params.command];
     if (!handler) continue;
     try {
-      return await handler(params.arguments ?? [], token);
+      // The progress the client attached to the request, if any (VS Code: the notification Check Workspace runs under).
+      const workDone = params.workDoneToken !== undefined ? connection.window.attachWorkDoneProgress(params.workDoneToken) : undefined;
+      return await handler(params.arguments ?? [], token, workDone);
     } catch (err) {
       if (isCancellation(err)) return err as ResponseError<void>;
       log.error(`${name}: command ${params.command} failed: ${errorText(err)}`);

@@ -3,9 +3,10 @@
 // the inline comment that then switches it off (markdownlint / ESLint style).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CodeAction, Diagnostic } from 'vscode-languageserver-protocol';
+import { CancellationTokenSource, ExecuteCommandRequest, type CodeAction, type Diagnostic } from 'vscode-languageserver-protocol/node';
 import { LspHarness, REPO_ROOT, applyTextEdits } from './harness';
 import { codeDocumentationUrl } from '../../server/src/core/codes';
 import { critiqueText } from './fixtures';
@@ -115,6 +116,33 @@ describe('editor conventions', () => {
       assert.ok(actions.length > 0 && actions.every((a) => a.disabled && !a.edit), JSON.stringify(actions));
     } finally {
       await untrusted.shutdown();
+    }
+  });
+
+  test('Check Workspace reports on the token the client attached (VS Code: a cancellable notification), and cancelling the request stops it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toonlens-check-token-'));
+    const FILES = 2000;
+    const body = Array.from({ length: 20 }, (_, i) => `## Section ${i}\n\n- always run the tests\n- never push on red\n`).join('\n');
+    mkdirSync(join(dir, 'docs'));
+    for (let i = 0; i < FILES; i++) writeFileSync(join(dir, 'docs', `f${i}.md`), `# File ${i}\n\n${body}`);
+    const w = await LspHarness.start({ workspaceDir: dir });
+    try {
+      const cts = new CancellationTokenSource();
+      const token = 'client-notification-token';
+      const pending = w.connection.sendRequest(ExecuteCommandRequest.type, { command: 'toonlens.checkWorkspace', arguments: [], workDoneToken: token }, cts.token) as Promise<{ cancelled: boolean; checked: number; files: number }>;
+      await w.waitFor(() => w.progress.find((p) => p.token === token && p.value.kind === 'report'), 60_000, () => `a report on the client's token: ${JSON.stringify(w.progress.slice(0, 5))} ${JSON.stringify(w.progressTokens)} ${w.stderr.slice(-500)}`);
+      const begin = w.progress.find((p) => p.token === token && p.value.kind === 'begin');
+      assert.equal(begin?.value.cancellable, true);
+      cts.cancel();
+      const outcome = await pending;
+      assert.equal(outcome.cancelled, true);
+      assert.ok(outcome.checked < FILES, `stopped early: ${outcome.checked} of ${FILES}`);
+      await w.waitFor(() => (w.progress.some((p) => p.token === token && p.value.kind === 'end') ? true : undefined), 10_000, () => 'the end on that token');
+      const checks = w.progress.filter((p) => p.value.kind === 'begin' && p.value.title === 'ToonLens: Check Workspace').map((p) => p.token);
+      assert.deepEqual(checks, [token], 'no second, server-made Check Workspace progress beside the client\'s');
+    } finally {
+      await w.shutdown();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
