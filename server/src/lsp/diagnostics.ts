@@ -3,6 +3,7 @@
  * older ones (there is never a queue of stale checks), providers isolated from each other, and the
  * last diagnostics of a closed document cleared.
  */
+import { formatInt } from '../core/format';
 import { DiagnosticSeverity, type Connection, type Diagnostic, type TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CoreDiagnostic, Severity } from '../core/types';
@@ -117,7 +118,7 @@ export function capDiagnostics(diagnostics: Diagnostic[], max = MAX_DIAGNOSTICS_
     severity: DiagnosticSeverity.Information,
     code: TOO_MANY_DIAGNOSTICS_CODE,
     source: DIAGNOSTIC_SOURCE,
-    message: `${more.toLocaleString('en-US')} more ${more === 1 ? 'diagnostic is' : 'diagnostics are'} not shown: at most ${max.toLocaleString('en-US')} per document, the most severe first (toonlens check lists them all)`,
+    message: `${formatInt(more)} more ${more === 1 ? 'diagnostic is' : 'diagnostics are'} not shown: at most ${formatInt(max)} per document, the most severe first (toonlens check lists them all)`,
   });
   return kept;
 }
