@@ -14,6 +14,10 @@ export function runSuite(entry: string, load: () => void): Promise<void> {
 }
 
 export function run(): Promise<void> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loads the bundled suite after mocha's globals exist
-  return runSuite('index.js', () => require('./extension.test'));
+  return runSuite('index.js', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loads the bundled suite after mocha's globals exist
+    require('./extension.test');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- as above
+    require('./conventions.test');
+  });
 }
