@@ -3,11 +3,12 @@
 // No rule, measurement, hashing or format knowledge lives here.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { commands, EventEmitter, Position, Selection, StatusBarAlignment, Uri, ViewColumn, window, workspace, type ExtensionContext, type StatusBarItem } from 'vscode';
+import { commands, EventEmitter, Position, ProgressLocation, Selection, StatusBarAlignment, Uri, ViewColumn, window, workspace, type ExtensionContext, type StatusBarItem } from 'vscode';
 import {
   ExecuteCommandRequest,
   LanguageClient,
   TransportKind,
+  WorkDoneProgress,
   type DocumentSelector,
   type LanguageClientOptions,
   type ServerOptions,
@@ -95,6 +96,7 @@ function createClient(context: ExtensionContext, status: StatusBarItem): Languag
   };
   const c = new LanguageClient('toonlens', 'ToonLens', serverOptions, clientOptions);
   c.onNotification(STATUS_NOTIFICATION, (p: StatusParams) => {
+    if (stopping) return; // the status item is being disposed with the window
     if (p.uri) statusByUri.set(p.uri, p);
     else for (const uri of [...statusByUri.keys()]) statusByUri.set(uri, p);
     showStatus(status);
@@ -140,6 +142,35 @@ export interface ToonLensApi {
   mcpRegistered: boolean;
 }
 
+/**
+ * Check Workspace under a notification with a Cancel button (the language client shows server-made progress in the
+ * status bar, where it cannot be cancelled): the request carries the notification's token, the server reports on
+ * it, and Cancel cancels the request, which the server honours between files.
+ */
+function checkWorkspaceWithProgress(): Thenable<unknown> {
+  return window.withProgress({ location: ProgressLocation.Notification, title: 'ToonLens: Check Workspace', cancellable: true }, async (progress, cancel) => {
+    const c = client;
+    if (!c) return undefined;
+    const token = `toonlens-check-workspace-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    let last = 0;
+    const sub = c.onProgress(WorkDoneProgress.type, token, (v) => {
+      if (v.kind === 'end') return;
+      const pct = typeof v.percentage === 'number' ? v.percentage : last;
+      progress.report({ message: v.message, increment: Math.max(0, pct - last) });
+      last = Math.max(last, pct);
+    });
+    try {
+      return await c.sendRequest(ExecuteCommandRequest.type, { command: COMMANDS.checkWorkspace, arguments: [], workDoneToken: token }, cancel);
+    } catch (err) {
+      // Cancelled from the notification: the server stopped the run (its message says how far it got).
+      if (cancel.isCancellationRequested) return undefined;
+      throw err;
+    } finally {
+      sub.dispose();
+    }
+  });
+}
+
 let statusVisible = false;
 /** Fired when a plan view is asked for again, so VS Code re-reads its content. */
 const planViewChanged = new EventEmitter<Uri>();
@@ -166,7 +197,7 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
           const arg: ActiveEditorArg = { uri: editor.document.uri.toString(), position: { line, character } };
           args = [arg];
         }
-        const outcome = (await client?.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as { applied?: boolean; message?: string } | undefined;
+        const outcome = (command === COMMANDS.checkWorkspace ? await checkWorkspaceWithProgress() : await client?.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as { applied?: boolean; message?: string } | undefined;
         if (outcome?.message && (outcome.applied === false || command === COMMANDS.revertSection)) void window.showInformationMessage(`ToonLens: ${outcome.message}`);
         return outcome;
       }),
@@ -194,7 +225,7 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
       onDidChange: planViewChanged.event,
       async provideTextDocumentContent(view) {
         // UI only: the server renders the plan; the view shows its answer.
-        const summary = (await client?.sendRequest(ExecuteCommandRequest.type, { command: COMMANDS.showPlan, arguments: [{ uri: view.query }] })) as PlanSummary | null | undefined;
+        const summary = await ask<PlanSummary | null>(ExecuteCommandRequest.method, { command: COMMANDS.showPlan, arguments: [{ uri: view.query }] });
         return summary?.markdown ?? 'ToonLens has no plan for this document (it is closed, too large, or not markdown).\n';
       },
     }),
@@ -205,7 +236,7 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
   // The Agent Context view: the server's model of the active document's folder, refreshed on save and on demand.
   const view = new AgentContextView(async () => {
     const uri = window.activeTextEditor?.document.uri.toString();
-    return (await client?.sendRequest(ExecuteCommandRequest.type, { command: AGENT_CONTEXT_COMMAND, arguments: uri ? [{ uri }] : [] })) as AgentContextAnswer | undefined;
+    return ask<AgentContextAnswer>(ExecuteCommandRequest.method, { command: AGENT_CONTEXT_COMMAND, arguments: uri ? [{ uri }] : [] });
   });
   context.subscriptions.push(
     window.registerTreeDataProvider(AGENT_CONTEXT_VIEW, view),
@@ -229,6 +260,28 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
   return { status: () => ({ text: status.text, tooltip: typeof status.tooltip === 'string' ? status.tooltip : undefined, visible: statusVisible }), mcpRegistered };
 }
 
+/** Set once the window closes (or the extension is disabled): late answers and failures are nobody's business then. */
+let stopping = false;
+
+/**
+ * A request to the server from the UI (views, the plan view): undefined instead of an error when the client is
+ * not running or stops meanwhile (a window closing rejects every pending request with "connection disposed").
+ */
+async function ask<T>(method: string, params: unknown): Promise<T | undefined> {
+  const c = client;
+  if (!c || stopping || !c.isRunning()) return undefined;
+  try {
+    return (await c.sendRequest(method, params)) as T;
+  } catch (err) {
+    if (stopping || !c.isRunning()) return undefined;
+    throw err;
+  }
+}
+
 export function deactivate(): Thenable<void> | undefined {
-  return client?.stop();
+  stopping = true;
+  const c = client;
+  client = undefined;
+  // Shutdown, then exit, bounded: an error at window close helps nobody (the server exits with its stdin anyway).
+  return c?.stop(2000).catch(() => undefined);
 }

@@ -10,6 +10,7 @@ import {
   ProposedFeatures,
   ResponseError,
   ErrorCodes,
+  ExecuteCommandRequest,
   ShowDocumentRequest,
   ShowMessageNotification,
   ExitNotification,
@@ -61,6 +62,7 @@ import { markdownLensesFeature } from './features/markdown/lenses';
 import { markdownHoverFeature } from './features/markdown/hover';
 import { markdownConvertFeature } from './features/markdown/convert';
 import { markdownDiagnosticsFeature } from './features/markdown/diagnostics';
+import { markdownSuppressFeature } from './features/markdown/suppress';
 import { configureMarkdownLanguages } from './features/markdown/plans';
 import { configureOriginals } from './features/markdown/fences';
 import { schemaDriftFeature } from './features/json/schemaDrift';
@@ -84,6 +86,7 @@ const FEATURES: FeatureModule[] = [
   markdownLensesFeature,
   markdownHoverFeature,
   markdownConvertFeature,
+  markdownSuppressFeature,
   schemaDriftFeature,
   reportEditsFeature,
   recipeCompletionFeature,
@@ -422,14 +425,17 @@ connection.onCompletion(async (params, token): Promise<CompletionList | null> =>
   return { isIncomplete, items };
 });
 
-connection.onExecuteCommand(async (params, token) => {
+// (As a plain request: the connection's onExecuteCommand takes the workDoneToken off the params before the handler runs.)
+connection.onRequest(ExecuteCommandRequest.type, async (params, token) => {
   const problem = commandArgsProblem(params.arguments);
   if (problem) return new ResponseError(ErrorCodes.InvalidParams, `${params.command}: ${problem}`);
   for (const { name, feature } of instances) {
     const handler = feature.commands?.[params.command];
     if (!handler) continue;
     try {
-      return await handler(params.arguments ?? [], token);
+      // The progress the client attached to the request, if any (VS Code: the notification Check Workspace runs under).
+      const workDone = params.workDoneToken !== undefined ? connection.window.attachWorkDoneProgress(params.workDoneToken) : undefined;
+      return await handler(params.arguments ?? [], token, workDone);
     } catch (err) {
       if (isCancellation(err)) return err as ResponseError<void>;
       log.error(`${name}: command ${params.command} failed: ${errorText(err)}`);

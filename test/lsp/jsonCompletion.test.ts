@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { CompletionRequest, InsertTextFormat, type CompletionItem, type MarkupContent } from 'vscode-languageserver-protocol/node';
 import { LspHarness, REPO_ROOT, positionAt } from './harness';
 import { critiqueText, reportText, verdictText } from './fixtures';
+import { kindFromFileName } from '../../server/src/core/agentJson/kinds';
 
 async function complete(h: LspHarness, uri: string, text: string, offset: number): Promise<CompletionItem[]> {
   const r = await h.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: positionAt(text, offset) });
@@ -15,9 +16,19 @@ async function complete(h: LspHarness, uri: string, text: string, offset: number
 
 const unquote = (s: string) => s.replace(/^"(.*)"$/, '$1');
 
-test('the manifest has no jsonValidation (VS Code would validate and hover the same files a second time)', () => {
+test('the manifest hands VS Code\'s JSON service only a schema that accepts everything and proposes nothing, for every file-name convention', () => {
+  // Without a schema VS Code's JSON service suggests every key and word of the document beside the server's items;
+  // with our real schemas it would validate and hover the same files a second time.
   const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'));
-  assert.equal(manifest.contributes.jsonValidation, undefined);
+  const entries = manifest.contributes.jsonValidation as { fileMatch: string[]; url: string }[];
+  assert.equal(entries.length, 1);
+  const schema = JSON.parse(readFileSync(join(REPO_ROOT, entries[0]!.url), 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(schema).filter((k) => !k.startsWith('$')), [], 'no keyword: every document is valid and nothing is proposed');
+  for (const pattern of entries[0]!.fileMatch) assert.ok(kindFromFileName(`/w/${pattern.replace('*', 'my')}`), `${pattern} is a ToonLens file-name convention`);
+  for (const name of ['verdict.json', 'a.verdict.json', 'hygiene-report.json', 'docs-hygiene-report.json', 'x.hygiene-report.json', 'x.report.json', 'critique-report.json', 'x.critique.json', 'x.critique-report.json', 'recipe-input.json', 'x.recipe-input.json', 'recipe-output.json', 'x.recipe-output.json']) {
+    assert.ok(kindFromFileName(`/w/${name}`), name);
+    assert.ok(entries[0]!.fileMatch.some((p) => (p.startsWith('*') ? name.endsWith(p.slice(1)) : name === p)), `${name} is matched`);
+  }
   assert.ok(manifest.devDependencies['vscode-json-languageservice'], 'bundled into the server, which uses it');
 });
 

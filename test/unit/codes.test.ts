@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CODES, DIAGNOSTIC_CODES, defaultSeverity, isDiagnosticCode, type CodeScope, type DiagnosticCode } from '../../server/src/core/codes';
+import { CODES, DIAGNOSTIC_CODES, REPOSITORY_URL, codeAnchor, codeDocumentationUrl, defaultSeverity, isDiagnosticCode, type CodeScope, type DiagnosticCode } from '../../server/src/core/codes';
 import { VERDICT_RULES } from '../../server/src/core/agentJson/rules/verdict';
 import { CRITIQUE_RULES } from '../../server/src/core/agentJson/rules/critique';
 import { RECIPE_INPUT_RULES } from '../../server/src/core/agentJson/rules/recipe';
@@ -24,7 +24,7 @@ describe('codes catalogue', () => {
     const doc = readFileSync(join(REPO_ROOT, 'docs', 'diagnostics.md'), 'utf8');
     assert.ok(doc.includes(BEGIN) && doc.includes(END), 'the generated region is marked');
     assert.equal(withGeneratedTables(doc), doc, 'docs/diagnostics.md is out of date: run npm run docs:codes');
-    for (const code of DIAGNOSTIC_CODES) assert.ok(renderCodeTables().includes(`| \`${code}\` | ${CODES[code].severity} |`), code);
+    for (const code of DIAGNOSTIC_CODES) assert.ok(renderCodeTables().includes(`| <a id="${codeAnchor(code)}"></a>\`${code}\` | ${CODES[code].severity} |`), code);
   });
 
   test('every rule row takes its code and severity from the catalogue, for a kind the code belongs to', () => {
@@ -56,5 +56,22 @@ describe('codes catalogue', () => {
       assert.match(code, /^[a-z]+(-[a-z]+)*(\/[a-z]+(-[a-z]+)*)?$/, `${code} is a stable lowercase code`);
       assert.ok(CODES[code].description.length > 10 && !CODES[code].description.includes('\n'), `${code} has a one-line description`);
     }
+  });
+
+  test('every code links its own row of docs/diagnostics.md on the repository package.json names', () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { repository: { url: string } };
+    assert.equal(REPOSITORY_URL, pkg.repository.url.replace(/\.git$/, ''));
+    const doc = readFileSync(join(REPO_ROOT, 'docs', 'diagnostics.md'), 'utf8');
+    const anchors = new Set<string>();
+    for (const code of DIAGNOSTIC_CODES) {
+      const url = codeDocumentationUrl(code)!;
+      assert.equal(url, `${REPOSITORY_URL}/blob/main/docs/diagnostics.md#${codeAnchor(code)}`);
+      assert.ok(doc.includes(`<a id="${codeAnchor(code)}"></a>\`${code}\``), `${code}'s row carries its anchor`);
+      assert.ok(!anchors.has(codeAnchor(code)), `${code}'s anchor is its own`);
+      anchors.add(codeAnchor(code));
+    }
+    assert.equal(codeAnchor('toon/duplicate-rule'), 'toon-duplicate-rule');
+    assert.equal(codeDocumentationUrl('no/such-code'), undefined);
+    assert.equal(codeDocumentationUrl('toString'), undefined);
   });
 });

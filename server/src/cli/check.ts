@@ -8,7 +8,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { pathToFileURL } from 'node:url';
 import { compileGlob } from '../core/glob';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
-import { CODES, isDiagnosticCode } from '../core/codes';
+import { CODES, DIAGNOSTICS_DOC_URL, REPOSITORY_URL, codeDocumentationUrl, isDiagnosticCode } from '../core/codes';
 import { clampOrDefault } from '../core/settingRanges';
 import type { CliIO } from './io';
 import { CliError, defineCommand, flag, listValue, stringValue, usageError, type OptionDefs, type ParsedArgs } from './args';
@@ -646,7 +646,6 @@ function display(cwd: string, abs: string): string {
 
 const SARIF_LEVEL: Record<CoreDiagnostic['severity'], NonNullable<Result['level']>> = { error: 'error', warning: 'warning', info: 'note', hint: 'note' };
 
-const DOCS_URI = 'https://github.com/toonlens/toonlens/blob/main/docs/diagnostics.md';
 
 /**
  * What a finding's fingerprint is made of, kept beside the printed report (never part of the JSON format):
@@ -671,17 +670,18 @@ function plain(text: string): string {
 /** A SARIF rule for a code: the catalogue's description (short: its first clause; full), help and default severity. */
 function sarifRule(id: string): ReportingDescriptor {
   const info = isDiagnosticCode(id) ? CODES[id] : undefined;
-  if (!info) return { id, name: id, shortDescription: { text: `ToonLens diagnostic ${id}` }, helpUri: DOCS_URI };
+  if (!info) return { id, name: id, shortDescription: { text: `ToonLens diagnostic ${id}` }, helpUri: DIAGNOSTICS_DOC_URL };
   const full = plain(info.description);
+  const url = codeDocumentationUrl(id) ?? DIAGNOSTICS_DOC_URL;
   const first = full.split(/[;:] /)[0]!;
   return {
     id,
     name: id,
     shortDescription: { text: first.length >= 12 ? first : full },
     fullDescription: { text: full },
-    help: { text: `${id}: ${full}. Reference: ${DOCS_URI}`, markdown: `**${id}** (default ${info.severity}): ${info.description}.\n\n[ToonLens diagnostics reference](${DOCS_URI})` },
+    help: { text: `${id}: ${full}. Reference: ${url}`, markdown: `**${id}** (default ${info.severity}): ${info.description}.\n\n[ToonLens diagnostics reference](${url})` },
     defaultConfiguration: { level: SARIF_LEVEL[info.severity] },
-    helpUri: DOCS_URI,
+    helpUri: url,
   };
 }
 
@@ -712,7 +712,7 @@ export function toSarif(reports: FileReport[], cwd?: string): Log {
           driver: {
             name: 'toonlens',
             version: VERSION,
-            informationUri: 'https://github.com/toonlens/toonlens',
+            informationUri: REPOSITORY_URL,
             rules: ruleIds.map(sarifRule),
           },
         },

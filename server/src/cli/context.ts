@@ -7,6 +7,7 @@
  * cycles). JSON follows schemas/context.v1.json. Exit 0, or 1 when a diagnostic is an error (a rule level in
  * `.toonlens.json` can make one); 2 on a usage or I/O error.
  */
+import { formatInt } from '../core/format';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineCommand, flag, listWords, stringValue, usageError, CliError } from './args';
@@ -120,7 +121,7 @@ function fileReports(model: ContextModel, diagnostics: readonly ContextDiagnosti
   return [...byFile.values()];
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US');
+const fmt = formatInt;
 const CLASS_LABEL = { always: 'always', matching: 'matching', 'on-use': 'on use' } as const;
 
 function pad(s: string, width: number, right = false): string {

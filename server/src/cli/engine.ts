@@ -7,6 +7,7 @@
  * --json, the producer's codes: bad_request, input_not_found, invalid_toon, internal; io is ours)
  * and when --fail-on matches.
  */
+import { formatInt, formatPercent } from '../core/format';
 import path from 'node:path';
 import { decode } from '@toon-format/toon';
 import type { CliIO } from './io';
@@ -135,7 +136,7 @@ function failOnMatches(list: string[], verdicts: string[], warnings: { severity:
 }
 
 function pct(x: number): string {
-  return `${x > 0 ? '+' : ''}${x}%`;
+  return formatPercent(x, { signed: true });
 }
 
 /** Real counts print plain, estimates with "~". */
@@ -163,8 +164,8 @@ function summary(v: VerdictV1, name: string, findings?: string[]): string {
   const lines = [
     `${name}: ${v.verdict}${v.safe_to_auto_apply ? ' (safe to auto-apply)' : ''}`,
     `  profile ${v.profile.name}${v.profile.title ? ` — ${v.profile.title}` : ''}, mode ${v.mode}, delimiter ${v.delimiter === null ? 'none' : JSON.stringify(v.delimiter)}`,
-    `  chars ${v.measured_chars.source} → ${v.measured_chars.toon} (savings ${v.measured_chars.savings}, ${pct(v.measured_chars.savings_pct)})`,
-    `  tokens ${tokenApprox(v.token_estimates.estimator)}${v.token_estimates.source} → ${tokenApprox(v.token_estimates.estimator)}${v.token_estimates.toon} (${v.token_estimates.estimator})`,
+    `  chars ${formatInt(v.measured_chars.source)} → ${formatInt(v.measured_chars.toon)} (savings ${formatInt(v.measured_chars.savings)}, ${pct(v.measured_chars.savings_pct)})`,
+    `  tokens ${tokenApprox(v.token_estimates.estimator)}${formatInt(v.token_estimates.source)} → ${tokenApprox(v.token_estimates.estimator)}${formatInt(v.token_estimates.toon)} (${v.token_estimates.estimator})`,
   ];
   if (v.flags.target_reached !== null) lines.push(`  target reached: ${v.flags.target_reached}`);
   for (const w of v.warnings) {
@@ -188,9 +189,9 @@ function planTable(plan: PlanResult, name: string, source: string): string {
       s.profile ?? '-',
       s.verdict ?? '-',
       s.action,
-      m ? `${m.source} → ${m.toon}` : '-',
+      m ? `${formatInt(m.source)} → ${formatInt(m.toon)}` : '-',
       m ? pct(m.savings_pct) : '-',
-      t && s.action === 'convert' ? `${tokenApprox(t.estimator)}${t.savings}` : '-',
+      t && s.action === 'convert' ? `${tokenApprox(t.estimator)}${formatInt(t.savings)}` : '-',
     ];
   });
   const head = ['section', 'profile', 'verdict', 'action', 'chars before → after', 'savings', 'tokens saved'];
@@ -199,9 +200,9 @@ function planTable(plan: PlanResult, name: string, source: string): string {
   const fmt = (r: string[]) => r.map((c, i) => c + ' '.repeat(widths[i]! - displayWidth(c))).join('  ').trimEnd();
   const out = [`${name}: ${cp.sections.length} sections`, fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)];
   out.push('');
-  out.push(`net: ${cp.net.source} → ${cp.net.hybrid} chars (savings ${cp.net.savings}, ${pct(cp.net.savings_pct)})`);
+  out.push(`net: ${formatInt(cp.net.source)} → ${formatInt(cp.net.hybrid)} chars (savings ${formatInt(cp.net.savings)}, ${pct(cp.net.savings_pct)})`);
   const nt = plan.tokens;
-  out.push(`tokens: ${nt.source} → ${nt.hybrid} (savings ${nt.savings}, ${nt.estimator})`);
+  out.push(`tokens: ${formatInt(nt.source)} → ${formatInt(nt.hybrid)} (savings ${formatInt(nt.savings)}, ${nt.estimator})`);
   const compact = compactTables(source);
   if (compact.edits.length) {
     const tok = tokenizer(plan.tokenizer);

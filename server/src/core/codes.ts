@@ -132,12 +132,36 @@ export function isDiagnosticCode(code: string): code is DiagnosticCode {
   return Object.prototype.hasOwnProperty.call(CODES, code);
 }
 
-/** The default severity of a code, or undefined for a string that is not a ToonLens code. */
+/** The repository's web address (package.json `repository.url` without `.git`; a unit test keeps them in step). */
+export const REPOSITORY_URL = 'https://github.com/toonlens/toonlens';
+
+/** The page every code is documented on: docs/diagnostics.md on the repository's default branch. */
+export const DIAGNOSTICS_DOC_URL = `${REPOSITORY_URL}/blob/main/docs/diagnostics.md`;
+
+/** The anchor of a code's row in docs/diagnostics.md: the code in lower case, every run of other characters a `-` (`toon/duplicate-rule` → `toon-duplicate-rule`). */
+export function codeAnchor(code: string): string {
+  return code.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+}
+
+const docUrls = new Map<string, string>();
+
+/**
+ * Where a code is documented (its row in docs/diagnostics.md), or undefined for a string that is not a ToonLens
+ * code. The one link every face gives: LSP `codeDescription.href`, SARIF `helpUri`.
+ */
+export function codeDocumentationUrl(code: string): string | undefined {
+  if (!isDiagnosticCode(code)) return undefined;
+  let url = docUrls.get(code);
+  if (url === undefined) docUrls.set(code, (url = `${DIAGNOSTICS_DOC_URL}#${codeAnchor(code)}`));
+  return url;
+}
+
 /** Whether a finding with this code is reported instead of the schema error on its target ({@link CodeInfo.replacesSchemaError}). */
 export function replacesSchemaError(code: string): boolean {
   return isDiagnosticCode(code) && CODES[code].replacesSchemaError === true;
 }
 
+/** The default severity of a code, or undefined for a string that is not a ToonLens code. */
 export function defaultSeverity(code: string): Severity | undefined {
   return isDiagnosticCode(code) ? CODES[code].severity : undefined;
 }

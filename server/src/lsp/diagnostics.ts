@@ -3,6 +3,7 @@
  * older ones (there is never a queue of stale checks), providers isolated from each other, and the
  * last diagnostics of a closed document cleared.
  */
+import { formatInt } from '../core/format';
 import { DiagnosticSeverity, type Connection, type Diagnostic, type TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CoreDiagnostic, Severity } from '../core/types';
@@ -12,6 +13,7 @@ import type { SettingsStore, ToonLensSettings } from './settings';
 import { errorText } from './settings';
 import { offsetRangeToLsp } from './positions';
 import { pushAll } from '../core/arrays';
+import { codeDocumentationUrl } from '../core/codes';
 import { isCancellation, nextTurn } from './timeSlice';
 import { serverWork } from './idle';
 
@@ -116,9 +118,28 @@ export function capDiagnostics(diagnostics: Diagnostic[], max = MAX_DIAGNOSTICS_
     severity: DiagnosticSeverity.Information,
     code: TOO_MANY_DIAGNOSTICS_CODE,
     source: DIAGNOSTIC_SOURCE,
-    message: `${more.toLocaleString('en-US')} more ${more === 1 ? 'diagnostic is' : 'diagnostics are'} not shown: at most ${max.toLocaleString('en-US')} per document, the most severe first (toonlens check lists them all)`,
+    message: `${formatInt(more)} more ${more === 1 ? 'diagnostic is' : 'diagnostics are'} not shown: at most ${formatInt(max)} per document, the most severe first (toonlens check lists them all)`,
   });
   return kept;
+}
+
+/**
+ * Diagnostics as they are published: each ToonLens code links its documentation (`codeDescription.href`, its row
+ * in docs/diagnostics.md; VS Code shows the code as that link in the hover and the Problems panel).
+ */
+export function withCodeDescriptions(diagnostics: Diagnostic[]): Diagnostic[] {
+  for (let i = 0; i < diagnostics.length; i++) {
+    const d = diagnostics[i]!;
+    if (d.codeDescription || typeof d.code !== 'string') continue;
+    const href = codeDocumentationUrl(d.code);
+    if (href) diagnostics[i] = { ...d, codeDescription: { href } };
+  }
+  return diagnostics;
+}
+
+/** What is published of a document's diagnostics: none when the project ignores it; else the rule levels applied, capped, linked. */
+export function shownDiagnostics(diagnostics: Diagnostic[], settings: ToonLensSettings): Diagnostic[] {
+  return settings.project?.ignored ? [] : withCodeDescriptions(capDiagnostics(applyRuleLevelsToLsp(diagnostics, settings.rules)));
 }
 
 interface Pending {
@@ -292,7 +313,7 @@ export class DiagnosticsScheduler {
       }
     }
     // As for open documents: the project's ignore globs and the rule levels apply.
-    return settings.project?.ignored ? [] : capDiagnostics(applyRuleLevelsToLsp(diagnostics, settings.rules));
+    return shownDiagnostics(diagnostics, settings);
   }
 
   private async run(uri: string, gen: number): Promise<void> {
@@ -329,7 +350,7 @@ export class DiagnosticsScheduler {
     if (diagnostics.length === 0 && applicable.length === 0) this.published.delete(uri);
     else this.published.add(uri);
     // The project's ignore globs and the rule levels (.toonlens.json + toonlens.rules) apply to every provider alike.
-    const shown = settings.project?.ignored ? [] : capDiagnostics(applyRuleLevelsToLsp(diagnostics, settings.rules));
+    const shown = shownDiagnostics(diagnostics, settings);
     await this.connection.sendDiagnostics({ uri, version: doc.version, diagnostics: shown });
   }
 }

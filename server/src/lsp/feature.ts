@@ -23,6 +23,7 @@ import type {
   ServerCapabilities,
   ShowDocumentParams,
   TextDocuments,
+  WorkDoneProgressReporter,
   WorkDoneProgressServerReporter,
   WorkspaceEdit,
 } from 'vscode-languageserver/node';
@@ -47,7 +48,11 @@ export interface DiagnosticProvider {
   provide(doc: TextDocument, settings: ToonLensSettings): Awaitable<Diagnostic[]>;
 }
 
-export type CommandHandler = (args: unknown[], token: CancellationToken) => Awaitable<unknown>;
+/**
+ * A command handler: its arguments, the request's cancellation, and the progress the client attached to the
+ * request (`workDoneToken`: its own UI, e.g. a cancellable notification), when it attached one.
+ */
+export type CommandHandler = (args: unknown[], token: CancellationToken, workDone?: WorkDoneProgressReporter) => Awaitable<unknown>;
 
 /** The providers one feature contributes. All optional. */
 export interface FeatureInstance {

@@ -20,6 +20,7 @@ export function runSuite(entry: string, load: () => void): Promise<void> {
 /* eslint-disable @typescript-eslint/no-require-imports -- each loads a bundled suite file after mocha's globals exist */
 const SUITES: (() => unknown)[] = [
   () => require('./extension.test'),
+  () => require('./conventions.test'),
   () => require('./timings.test'),
 ];
 /* eslint-enable @typescript-eslint/no-require-imports */

@@ -4,6 +4,7 @@
  * that matches nothing, a broken or too-deep `@import`) and `context/import-cycle`. Each carries its file's
  * repository path; related locations and the one-copy removal fix are offsets in the files they name.
  */
+import { formatInt } from '../format';
 import { CODES, type DiagnosticCode, type Severity } from '../codes';
 import { AGENT_NAMES, MAX_IMPORT_DEPTH, type AgentId } from './agents';
 import { duplicatesAcross, groupInstructions, instructions, type Instruction, type Together } from './duplicates';
@@ -40,7 +41,7 @@ export type ContextBudgets = Partial<Record<AgentId, number>>;
 /** Instructions by path, reused while a file's text is unchanged (the editor keeps one across edits). */
 export type InstructionCache = Map<string, { text: string; units: Instruction[] }>;
 
-const fmt = (n: number) => n.toLocaleString('en-US');
+const fmt = formatInt;
 
 function firstLine(text: string): { start: number; end: number } {
   const s = text.charCodeAt(0) === 0xfeff ? 1 : 0;

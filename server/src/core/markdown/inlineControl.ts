@@ -160,3 +160,94 @@ export function keepMarker(sliceText: string, headingEnd: number): InlineDirecti
   if (!sliceText.includes('toonlens')) return undefined;
   return inlineDirectives(sliceText).find((d) => d.kind === 'keep' && d.start >= headingEnd);
 }
+
+/** One text insertion or replacement (offsets in the text given). */
+export interface DisableEdit {
+  start: number;
+  end: number;
+  newText: string;
+}
+
+const LIST_EDGE = /^(?:bullet|ordered)_list_(?:open|close)$/;
+
+/** The block structure a text parses to, one string per token, without the html blocks `isOurs` names (lines not compared: they move). */
+function blockShape(text: string, isOurs: (content: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const t of blockParser().parse(text, {})) {
+    if (t.type === 'html_block' && isOurs(t.content)) continue;
+    // A comment line between two items splits their list in two; the items, their order and tightness stay.
+    if (LIST_EDGE.test(t.type)) continue;
+    out.push(`${t.type}\u0000${t.tag}\u0000${t.nesting}\u0000${t.hidden}\u0000${t.info}\u0000${t.markup}\u0000${t.content}`);
+  }
+  return out;
+}
+
+const sameShape = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The line starts of a text (offsets), the first being 0. */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) starts.push(i + 1);
+  }
+  return starts;
+}
+
+/** The first line break of a text, `\n` when it has none. */
+function eolOf(text: string): string {
+  const m = /\r\n|\n|\r/.exec(text);
+  return m ? m[0] : '\n';
+}
+
+/** An existing comment `<!-- kind codes -->` extended by one code: the replacement of its text. */
+function extended(d: InlineDirective, code: string): DisableEdit {
+  return { start: d.start, end: d.end, newText: `<!-- toonlens-${d.kind} ${[...d.codes, code].join(' ')} -->` };
+}
+
+/**
+ * The edit that disables `code` (normalized, `toon/…`) on 0-based line `line` of the markdown `text` with a
+ * `<!-- toonlens-disable-next-line CODE -->` comment, as markdownlint's and ESLint's "disable for this line" do:
+ * a comment already standing on the line before gets the code added; otherwise a new comment line goes before
+ * the line, at its indentation. Only an edit whose comment the inline-control reader takes for that line, and
+ * after which the text parses to the same blocks (the comment aside; a list split in two at the comment counts
+ * as the same items), is offered: none inside a table, a fence or the middle of a paragraph (undefined then;
+ * the file-wide comment still works). `text` may be one section of a document (a section parses as it does in place).
+ */
+export function disableLineEdit(text: string, line: number, code: string): DisableEdit | undefined {
+  const starts = lineStarts(text);
+  if (line < 0 || line >= starts.length) return undefined;
+  const directives = inlineDirectives(text);
+  const before = directives.find((d) => d.kind === 'disable-next-line' && d.endLine === line - 1 && d.codes.length > 0);
+  if (before) return before.codes.includes(code) ? undefined : extended(before, code);
+  const at = starts[line]!;
+  const eol = eolOf(text);
+  const comment = `<!-- toonlens-disable-next-line ${code} -->`;
+  const isOurs = (content: string) => content.trim() === comment;
+  const shape = blockShape(text, () => false);
+  // Indentations to try: the line's own (a nested item's comment stays in its parent item), none.
+  const indents = [/^[ \t]*/.exec(text.slice(at, line + 1 < starts.length ? starts[line + 1]! : text.length))![0], ''];
+  for (const indent of [...new Set(indents)]) {
+    const newText = `${indent}${comment}${eol}`;
+    const next = text.slice(0, at) + newText + text.slice(at);
+    const found = inlineDirectives(next).some((d) => d.kind === 'disable-next-line' && d.endLine === line && d.codes.includes(code));
+    if (found && sameShape(blockShape(next, isOurs), shape)) return { start: at, end: at, newText };
+  }
+  return undefined;
+}
+
+/**
+ * The edit that disables `code` in the whole file with `<!-- toonlens-disable CODE -->` at the top, after the
+ * frontmatter (`bodyStart`: where the markdown starts): a disable comment already standing there gets the code
+ * added. Undefined when the code is disabled there already.
+ */
+export function disableFileEdit(text: string, bodyStart: number, code: string): DisableEdit | undefined {
+  const body = text.slice(bodyStart);
+  const first = inlineDirectives(body).find((d) => d.kind === 'disable' || d.kind === 'enable');
+  if (first && first.kind === 'disable' && first.codes.length > 0 && body.slice(0, first.start).trim() === '') {
+    if (first.codes.includes(code)) return undefined;
+    const e = extended(first, code);
+    return { ...e, start: e.start + bodyStart, end: e.end + bodyStart };
+  }
+  return { start: bodyStart, end: bodyStart, newText: `<!-- toonlens-disable ${code} -->${eolOf(text)}` };
+}

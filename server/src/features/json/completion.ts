@@ -2,8 +2,9 @@
  * Completion from our schemas on every ToonLens JSON kind (verdict, report, critique, recipe input and
  * output): enum values, property names with their descriptions, and "required fields" snippets, through
  * vscode-json-languageservice (see jsonLanguageService.ts). The document's kind comes from the core's
- * detection, so the files VS Code's JSON support no longer validates (no `jsonValidation` in the
- * manifest) get completion once, from this server, in every LSP client.
+ * detection, so the files VS Code's JSON support does not validate (the manifest hands it none of our schemas,
+ * only one that proposes nothing for the file-name conventions) get completion once, from this server, in every
+ * LSP client.
  */
 import type { CompletionList } from 'vscode-languageserver/node';
 import { SCHEMAS } from '../../core/json/schema';

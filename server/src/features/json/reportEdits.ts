@@ -23,7 +23,7 @@ import { locatedReportLenses, planApplyAllAuto, planExactEdit, type ApplyEditArg
 import type { CheckResult } from '../../core/agentJson/check';
 import { displayPath, previewChanges } from '../../core/agentJson/report/preview';
 import { missingFolders, pathExists, removeEmptyFolders } from '../../node/createdFolders';
-import type { FeatureContext, FeatureModule } from '../../lsp/feature';
+import { onePerServer, type FeatureContext, type FeatureModule } from '../../lsp/feature';
 import { isJsonDocument, jsonAnalyzer, OFF_THREAD_MIN_CHARS, type JsonAnalyzer } from './documents';
 import { CHANGE_DELAY_MS } from '../../lsp/diagnostics';
 import { contentModified, untilCancelled } from '../../lsp/timeSlice';
@@ -181,6 +181,71 @@ function textForPreview(ctx: FeatureContext, absPath: string): string | undefine
   return read.ok ? read.text : undefined;
 }
 
+// ───────────── entries applied in this session ─────────────
+
+/** What one applied entry left: each written path's text right after (sha256, a BOM aside), or null for a path that went. */
+type AppliedState = { absPath: string; sha: string | null }[];
+
+/** The entries this server applied, per report path and entry index (an entry applied again replaces its state). */
+const appliedEntries = onePerServer(() => new Map<string, Map<number, AppliedState>>());
+
+const withoutBom = (t: string): string => (t.charCodeAt(0) === 0xfeff ? t.slice(1) : t);
+
+/** A path's text now as the editor has it (open buffer first, else the disk); null when nothing is there; undefined when unreadable. */
+function currentText(ctx: FeatureContext, absPath: string): string | null | undefined {
+  const open = ctx.documents.all().find((d) => ctx.fsPathOf(d.uri) === absPath);
+  if (open) return open.getText();
+  const read = readRegularText(absPath);
+  if (read.ok) return read.text;
+  return read.code === 'missing' ? null : undefined;
+}
+
+/** What the planned changes will leave behind, read before they are applied (undefined when a base text cannot be read). */
+function stateAfter(ctx: FeatureContext, changes: readonly FileChange[]): AppliedState | undefined {
+  const out: AppliedState = [];
+  for (const c of changes) {
+    if (c.type === 'edit') {
+      const now = currentText(ctx, c.absPath);
+      if (typeof now !== 'string') return undefined;
+      // The offsets count a disk BOM; an open buffer has none.
+      let text = c.diskBom && now.charCodeAt(0) !== 0xfeff ? '\ufeff' + now : now;
+      for (const e of [...c.edits].sort((a, b) => b.start - a.start)) text = text.slice(0, e.start) + e.newText + text.slice(e.end);
+      out.push({ absPath: c.absPath, sha: sha256Hex(withoutBom(text)) });
+    } else if (c.type === 'create') out.push({ absPath: c.absPath, sha: sha256Hex(withoutBom(c.text ?? '')) });
+    else if (c.type === 'delete') out.push({ absPath: c.absPath, sha: null });
+    else {
+      const moved = currentText(ctx, c.from);
+      if (typeof moved !== 'string') return undefined;
+      out.push({ absPath: c.from, sha: null }, { absPath: c.to, sha: sha256Hex(withoutBom(moved)) });
+    }
+  }
+  return out;
+}
+
+/** Whether every path an applied entry wrote still is as the entry left it. */
+function stillApplied(ctx: FeatureContext, state: AppliedState): boolean {
+  return state.every(({ absPath, sha }) => {
+    const now = currentText(ctx, absPath);
+    return now === undefined ? false : now === null ? sha === null : sha !== null && sha256Hex(withoutBom(now)) === sha;
+  });
+}
+
+/** The entry of `reportFsPath` applied in this session whose result is still in place, if any. */
+function appliedHere(ctx: FeatureContext, reportFsPath: string, entryIndex: number): boolean {
+  const state = appliedEntries(ctx).get(reportFsPath)?.get(entryIndex);
+  return state !== undefined && stillApplied(ctx, state);
+}
+
+function rememberApplied(ctx: FeatureContext, reportFsPath: string, entries: readonly { entryIndex: number; state: AppliedState | undefined }[]): void {
+  const all = appliedEntries(ctx);
+  let m = all.get(reportFsPath);
+  if (!m) all.set(reportFsPath, (m = new Map()));
+  for (const e of entries) {
+    if (e.state) m.set(e.entryIndex, e.state);
+    else m.delete(e.entryIndex);
+  }
+}
+
 /** The confirm dialog of one entry: file, line range and a preview of what changes, and how to undo it. */
 export function confirmParamsFor(ctx: FeatureContext, root: string | undefined, entryIndex: number, reason: string, kind: string | undefined, preview: PlanResult): ConfirmParams {
   const n = entryNumber(entryIndex);
@@ -219,12 +284,15 @@ function revealTarget(changes: readonly FileChange[], root: string | undefined, 
 
 export function reportCommands(ctx: FeatureContext, folders: CreatedFolders) {
   /** Applies the plan as one WorkspaceEdit; on success reveals what changed and says so (with `extra`, e.g. what was skipped). */
-  async function applyChanges(changes: readonly FileChange[], label: string, done: string, root: string | undefined, extra = ''): Promise<ApplyOutcome> {
+  async function applyChanges(changes: readonly FileChange[], label: string, done: string, root: string | undefined, extra = '', applied?: { reportFsPath: string; entries: readonly { entryIndex: number; changes: readonly FileChange[] }[] }): Promise<ApplyOutcome> {
     const edit = toWorkspaceEdit(ctx, changes);
     if (typeof edit === 'string') return { applied: false, message: edit };
     const created = root ? folders.before(changes, root) : [];
+    // What each entry will leave, read before the edit: its lens then says "Applied" while that is still so.
+    const states = applied?.entries.map((e) => ({ entryIndex: e.entryIndex, state: stateAfter(ctx, e.changes) }));
     const r = await ctx.applyEdit(label, edit);
     if (!r.applied) return { applied: false, message: `${label}: not applied${r.failureReason ? ` (${r.failureReason})` : ''}` };
+    if (applied && states) rememberApplied(ctx, applied.reportFsPath, states);
     folders.after(created);
     const shown = revealTarget(changes, root, ctx);
     if (shown) await revealChange(ctx, shown.uri, shown.line);
@@ -255,7 +323,7 @@ export function reportCommands(ctx: FeatureContext, folders: CreatedFolders) {
         return { applied: false, message: plan.reason };
       }
       const what = `entry ${entryNumber(a.entryIndex)}: ${plan.summary}`;
-      return applyChanges(plan.changes, `ToonLens: ${what}`, `Applied ${what}`, root);
+      return applyChanges(plan.changes, `ToonLens: ${what}`, `Applied ${what}`, root, '', { reportFsPath: a.reportFsPath, entries: [{ entryIndex: a.entryIndex, changes: plan.changes }] });
     },
 
     async [COMMANDS.applyAllAuto](args: unknown[]): Promise<ApplyOutcome> {
@@ -275,7 +343,7 @@ export function reportCommands(ctx: FeatureContext, folders: CreatedFolders) {
       }
       const count = batch.applied.length;
       const edits = `${count} auto-tier edit${count === 1 ? '' : 's'}`;
-      const out = await applyChanges(batch.changes, `ToonLens: apply ${edits}`, `Applied ${edits}`, rc.workspace.root, skippedText);
+      const out = await applyChanges(batch.changes, `ToonLens: apply ${edits}`, `Applied ${edits}`, rc.workspace.root, skippedText, { reportFsPath, entries: batch.applied });
       if (!out.applied) showMessage(ctx, { type: MessageType.Warning, message: `ToonLens: ${out.message}${skippedText}` });
       return { ...out, message: out.applied ? out.message : `${out.message}${skippedText}`, skipped };
     },
@@ -379,7 +447,7 @@ async function planReportLenses(ctx: FeatureContext, analyzer: JsonAnalyzer, cur
   if (fsPath && workspace && current.getText().length > OFF_THREAD_MIN_CHARS) {
     const version = current.version;
     const reply = await serverWork.track(analyzer.worker.run({ op: 'lenses', text: current.getText(), fsPath, workspace }, () => ctx.documents.get(current.uri)?.version === version, analyzer.progressHooks(current.uri, 'planning lenses of')));
-    if (reply?.ok && reply.lenses) return toCodeLenses(current, reply.lenses, fsPath);
+    if (reply?.ok && reply.lenses) return toCodeLenses(ctx, current, reply.lenses, fsPath);
     if (reply && !reply.ok) ctx.log.error(`JSON worker failed planning lenses for ${current.uri}: ${reply.error}`);
     if (ctx.documents.get(current.uri)?.version !== version) return [];
   }
@@ -391,23 +459,31 @@ function reportCodeLenses(ctx: FeatureContext, current: TextDocument, result: Ch
   const fsPath = ctx.fsPathOf(current.uri);
   const workspace = ctx.getWorkspaceReader(current.uri);
   if (result.kind !== 'report' || result.value === undefined || !fsPath || !workspace) return [];
-  return toCodeLenses(current, locatedReportLenses(current.getText(), result.value, workspace, ctx.isTrusted(), fsPath), fsPath);
+  return toCodeLenses(ctx, current, locatedReportLenses(current.getText(), result.value, workspace, ctx.isTrusted(), fsPath), fsPath);
 }
 
-/** Located report lenses as LSP code lenses, with "Apply all N auto-tier edits" on top when N > 1. */
-function toCodeLenses(current: TextDocument, located: readonly LocatedReportLens[], fsPath: string): CodeLens[] {
+/**
+ * Located report lenses as LSP code lenses, each with its tooltip, and "Apply all N auto-tier edits" on top when
+ * N > 1. An entry this session applied, whose files are still as it left them, says "Applied" (its target no
+ * longer has the planned bytes, which would otherwise read as stale).
+ */
+function toCodeLenses(ctx: FeatureContext, current: TextDocument, located: readonly LocatedReportLens[], fsPath: string): CodeLens[] {
   if (located.length === 0) return [];
   const out: CodeLens[] = located.map(({ lens: l, offset }) => {
     const pos = current.positionAt(offset);
     const range = { start: pos, end: pos };
-    return l.command
-      ? { range, command: { title: l.title, command: l.command.id, arguments: l.command.args } }
-      : { range, command: { title: l.title, command: '' } };
+    if (l.command) return { range, command: { title: l.title, tooltip: l.tooltip, command: l.command.id, arguments: l.command.args } };
+    if (ctx.isTrusted() && appliedHere(ctx, fsPath, l.entryIndex)) {
+      const tooltip = `Entry ${entryNumber(l.entryIndex)} was applied in this session and ${l.file} still holds the change: Edit › Undo there reverts it. Re-run the check for a fresh report.`;
+      return { range, command: { title: `Applied — ${l.file}`, tooltip, command: '', arguments: [] } };
+    }
+    // (A lens command's tooltip is kept by VS Code only with arguments.)
+    return { range, command: { title: l.title, tooltip: l.tooltip, command: '', arguments: [] } };
   });
   const auto = located.filter(({ lens: l }) => l.command && l.command.args[0].tier === 'auto').length;
   if (auto > 1) {
     const top = { line: 0, character: 0 };
-    out.unshift({ range: { start: top, end: top }, command: { title: `Apply all ${auto} auto-tier edits`, command: COMMANDS.applyAllAuto, arguments: [{ uri: current.uri, reportFsPath: fsPath }] } });
+    out.unshift({ range: { start: top, end: top }, command: { title: `Apply all ${auto} auto-tier edits`, tooltip: `Apply the ${auto} auto-tier entries of this report as one change (Edit › Undo reverts it); entries that are stale or need confirmation are skipped, and the message says why.`, command: COMMANDS.applyAllAuto, arguments: [{ uri: current.uri, reportFsPath: fsPath }] } });
   }
   return out;
 }

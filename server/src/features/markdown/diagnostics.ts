@@ -13,6 +13,7 @@
  * It is also where a markdown document's analysis runs once per version, so it sends the status-bar
  * text for that document: "analysing…" while the plan is computed, then the plan's figures.
  */
+import { formatPercent } from '../../core/format';
 import type { Diagnostic } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PlanResult } from '../../core/markdown/engine';
@@ -49,7 +50,7 @@ export function planStatus(uri: string, plan: PlanResult, fences = 0): StatusPar
     converting === 0 && fences > 0
       ? 'TOON: converted'
       : converting && cp.recommend_hybrid
-        ? `TOON ${savesOrCosts(planTokenSavings(plan), 'token')} · ${Math.abs(cp.net.savings_pct).toFixed(1)}% ${cp.net.savings_pct >= 0 ? 'fewer' : 'more'} chars`
+        ? `TOON ${savesOrCosts(planTokenSavings(plan), 'token')} · ${formatPercent(Math.abs(cp.net.savings_pct))} ${cp.net.savings_pct >= 0 ? 'fewer' : 'more'} chars`
         : 'TOON: keep markdown';
   const tooltip =
     converting === 0 && fences > 0

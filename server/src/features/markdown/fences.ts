@@ -59,21 +59,32 @@ export interface FenceSavings {
   revert: RevertEdit;
 }
 
-/** Measures a fence against its revert; undefined when the fence does not decode. */
-function fenceSavings(text: string, at: FenceAt, store: OriginalsStore | undefined, tok: TokenizerName = DEFAULT_TOKENIZER): FenceSavings | undefined {
+/**
+ * Measures a fence against its revert; undefined when the fence does not decode. When the fence is a converted
+ * section's body (`section`: that slice's extent), the whole section is measured before and after the revert,
+ * line breaks included: exactly what the section's verdict measured before Convert (its text against the segment
+ * Convert wrote), so the lens before Convert and the fence lens after it give one figure, and the file's length
+ * changes by exactly that.
+ */
+function fenceSavings(text: string, at: FenceAt, store: OriginalsStore | undefined, tok: TokenizerName = DEFAULT_TOKENIZER, section?: { start: number; end: number }): FenceSavings | undefined {
   let revert: RevertEdit;
   try {
     revert = revertEdit(text, at, store);
   } catch {
     return undefined;
   }
-  const current = text.slice(revert.start, revert.end);
+  let current = text.slice(revert.start, revert.end);
+  let markdown = revert.newText;
+  if (section && section.start <= revert.start && revert.end <= section.end) {
+    current = text.slice(section.start, section.end);
+    markdown = text.slice(section.start, revert.start) + revert.newText + text.slice(revert.end, section.end);
+  }
   // Counted like section verdicts: with the plan's tokenizer, never an estimate unless chosen.
   const t = tokenizer(tok);
-  const source = t.count(revert.newText);
+  const source = t.count(markdown);
   const toon = t.count(current);
   return {
-    chars: measureChars(revert.newText.length, current.length),
+    chars: measureChars(markdown.length, current.length),
     tokens: { source, toon, savings: source - toon },
     exactOriginal: revert.kind !== 'canonical',
     revert,
@@ -109,7 +120,9 @@ export function fenceFigures(uri: string, text: string, at: FenceAt, owner: Sect
   const key = prior?.key ?? fenceKey(at.fence.content);
   const known = store.get(key);
   if (prior && sameRecord(prior.known, known)) return prior.figures;
-  const m = fenceSavings(text, at, store, tok);
+  // A converted section (its body is this fence, blank lines aside) is measured whole, as its verdict was.
+  const section = holds && isSectionBody(text, at, owner) ? { start: owner.slice.charStart, end: owner.slice.charEnd } : undefined;
+  const m = fenceSavings(text, at, store, tok, section);
   const figures = m && { chars: m.chars, tokens: m.tokens, exactOriginal: m.exactOriginal, kind: m.revert.kind };
   if (holds) {
     const list = memo ?? [];
@@ -119,6 +132,19 @@ export function fenceFigures(uri: string, text: string, at: FenceAt, owner: Sect
     if (!memo) figuresMemo.set(owner.analysis, list);
   }
   return figures;
+}
+
+const blank = (text: string, from: number, to: number): boolean => {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
+  }
+  return true;
+};
+
+/** Whether the fence is the section's whole body (what Convert writes): only blank text around it in the slice. */
+function isSectionBody(text: string, at: FenceAt, s: SectionResult): boolean {
+  return s.slice.headingEnd <= at.start && blank(text, s.slice.headingEnd, at.start) && blank(text, at.end, s.slice.charEnd);
 }
 
 /** Each fence with the section whose slice holds it (both in document order). */

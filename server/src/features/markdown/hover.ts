@@ -3,6 +3,7 @@
  * table — profile, characters, savings, token estimates with their estimator, flags, warnings with their
  * messages and suggestions — and the first lines of the TOON candidate.
  */
+import { formatPercent } from '../../core/format';
 import { MarkupKind, type Hover } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PlanResult, SectionResult } from '../../core/markdown/engine';
@@ -28,7 +29,7 @@ export function sectionHoverMarkdown(s: SectionResult): string {
   if (s.tokens) lines.push(`Converting ${fmtTokenSavings(s.tokens)} (\`${cell(s.tokens.tokenizer)}\`, counted on the text Convert writes).`, '');
   lines.push('| | markdown | TOON | converting |');
   lines.push('|---|---:|---:|---|');
-  lines.push(`| characters | ${fmtInt(mc.source)} | ${fmtInt(mc.toon)} | ${savesOrCosts(mc.savings, 'char')} (${Math.abs(mc.savings_pct).toFixed(1)}%) |`);
+  lines.push(`| characters | ${fmtInt(mc.source)} | ${fmtInt(mc.toon)} | ${savesOrCosts(mc.savings, 'char')} (${formatPercent(Math.abs(mc.savings_pct))}) |`);
   lines.push(`| tokens (\`${cell(te.estimator)}\`) | ${fmtInt(te.source)} | ${fmtInt(te.toon)} | ${savesOrCosts(te.savings, 'token')} |`);
   for (const r of te.ratio_estimates) {
     lines.push(`| tokens (${r.chars_per_token} chars/token) | ${fmtInt(r.source)} | ${fmtInt(r.toon)} | ${savesOrCosts(r.savings, 'token')} |`);
@@ -67,7 +68,7 @@ export function fenceHoverMarkdown(uri: string, text: string, s: SectionResult, 
     '',
     '| | markdown | TOON | converting |',
     '|---|---:|---:|---|',
-    `| characters | ${fmtInt(m.chars.source)} | ${fmtInt(m.chars.toon)} | ${savesOrCosts(m.chars.savings, 'char')} (${Math.abs(m.chars.savings_pct).toFixed(1)}%) |`,
+    `| characters | ${fmtInt(m.chars.source)} | ${fmtInt(m.chars.toon)} | ${savesOrCosts(m.chars.savings, 'char')} (${formatPercent(Math.abs(m.chars.savings_pct))}) |`,
     `| tokens (\`${tok ?? 'o200k_base'}\`) | ${fmtInt(m.tokens.source)} | ${fmtInt(m.tokens.toon)} | ${savesOrCosts(m.tokens.savings, 'token')} |`,
     '',
     `Measured against ${against}: ${charsChange(m.chars)}. **Revert to Markdown** ${revertDescription(m.kind)}.`,

@@ -3,6 +3,7 @@
  * per document version and shared by lenses, hovers, diagnostics and the convert commands. The engine's
  * cache memoizes each slice by its text, so after a keystroke only the edited section is measured again.
  */
+import { formatInt, formatPercent } from '../../core/format';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CancellationToken } from 'vscode-languageserver/node';
 import { beginBackgroundProgress, shortName, type ProgressContext } from '../../lsp/progress';
@@ -361,9 +362,8 @@ export function sectionStartingAt(plan: PlanResult, charStart: number): SectionR
 
 // ---- formatting shared by lenses and hovers ----
 
-const nf = new Intl.NumberFormat('en-US');
 /** 1,204 */
-export const fmtInt = (n: number): string => nf.format(n);
+export const fmtInt = formatInt;
 
 /**
  * The one sign convention of lenses, hovers, status bar and messages: "saves N tokens" / "costs N tokens"
@@ -379,15 +379,14 @@ export function savesOrCosts(savings: number, unit: 'token' | 'char'): string {
 
 /** Characters before → after with the change in words: "465 → 406 chars (12.7% fewer)". */
 export function charsChange(mc: { source: number; toon: number; savings_pct: number }): string {
-  const pct = Math.abs(mc.savings_pct).toFixed(1);
-  const how = mc.savings_pct > 0 ? `${pct}% fewer` : mc.savings_pct < 0 ? `${pct}% more` : 'same length';
+  const pct = formatPercent(Math.abs(mc.savings_pct));
+  const how = mc.savings_pct > 0 ? `${pct} fewer` : mc.savings_pct < 0 ? `${pct} more` : 'same length';
   return `${fmtInt(mc.source)} → ${fmtInt(mc.toon)} chars (${how})`;
 }
 
 /** A savings percentage as the CLI prints it: "+12.7%" saves, "-2.0%" costs. */
 export function fmtSavingsPct(savingsPct: number): string {
-  if (savingsPct === 0) return '0%';
-  return `${savingsPct > 0 ? '+' : '-'}${Math.abs(savingsPct).toFixed(1)}%`;
+  return formatPercent(savingsPct, { signed: true });
 }
 
 /** Token savings of the sections the plan converts. */

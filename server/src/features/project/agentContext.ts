@@ -9,6 +9,7 @@
  * replaces that file's text only and the model is recomputed from the texts held, with token counts reused
  * for every file whose text did not change. Open documents win over the disk.
  */
+import { formatInt } from '../../core/format';
 import * as nodePath from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CodeActionKind, DiagnosticSeverity, FileChangeType, type CodeAction, type CodeLens, type Diagnostic, type DiagnosticRelatedInformation } from 'vscode-languageserver/node';
@@ -31,7 +32,7 @@ import { AGENT_CONTEXT_COMMAND } from '../../protocol/commands';
 export { AGENT_CONTEXT_COMMAND };
 
 const SEVERITY = { error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, info: DiagnosticSeverity.Information, hint: DiagnosticSeverity.Hint } as const;
-const fmt = (n: number) => n.toLocaleString('en-US');
+const fmt = formatInt;
 
 interface Computed {
   model: ContextModel;

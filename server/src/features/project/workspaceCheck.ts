@@ -6,14 +6,16 @@
  *   editor); regular files only (no symlink is followed); `node_modules`, `.git`, `.hg`, `.svn` never
  *   entered; at most {@link MAX_FILES} files and {@link MAX_ENTRIES} directory entries per run; files
  *   over `toonlens.maxFileSizeMB` are counted, not read.
- * - Progress: `window/workDoneProgress/create` + `$/progress` (begin, report with percentage, end),
- *   cancellable from the client; cancelling (or running the command again) stops the run between files.
+ * - Progress: on the client's own token when the request carries one (`workDoneToken`: VS Code's client shows
+ *   it as a notification whose Cancel cancels the request), else `window/workDoneProgress/create` + `$/progress`
+ *   (begin, report with percentage, end), cancellable from the client; cancelling (the request or the progress,
+ *   or running the command again) stops the run between files.
  * - Problems: published for files that are not open (an open file keeps its live diagnostics). When such a
  *   file is opened, its live diagnostics replace them; when it is closed again, or changes on disk, it is
  *   checked again from disk; deleted, its problems are cleared. A new run clears files that became clean.
  */
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { FileChangeType, MessageType, type CancellationToken, type Diagnostic } from 'vscode-languageserver/node';
+import { FileChangeType, MessageType, type CancellationToken, type Diagnostic, type WorkDoneProgressReporter } from 'vscode-languageserver/node';
 import { pathToFileURL } from 'node:url';
 import * as nodePath from 'node:path';
 import { decodeUtf8 } from '../../core/agentJson/report/text';
@@ -101,13 +103,15 @@ export const workspaceCheckFeature: FeatureModule = {
       publish(uri, r && r !== 'too-large' ? (r.diagnostics ?? []) : []);
     }
 
-    async function run(token: CancellationToken): Promise<WorkspaceCheckOutcome> {
+    async function run(token: CancellationToken, attached?: WorkDoneProgressReporter): Promise<WorkspaceCheckOutcome> {
       running?.cancel();
       let stop = false;
       const self = { cancel: () => (stop = true) };
       running = self;
-      const progress = await ctx.createWorkDoneProgress();
-      const cancelled = () => stop || token.isCancellationRequested || progress.token.isCancellationRequested;
+      // The client's own progress (VS Code: a notification whose Cancel cancels the request), else one the server creates.
+      const own = attached ? undefined : await ctx.createWorkDoneProgress();
+      const progress: WorkDoneProgressReporter = attached ?? own!;
+      const cancelled = () => stop || token.isCancellationRequested || own?.token.isCancellationRequested === true;
       progress.begin('ToonLens: Check Workspace', 0, 'Finding files…', true);
       const outcome: WorkspaceCheckOutcome = { checked: 0, files: 0, filesWithProblems: 0, problems: 0, skippedOpen: 0, skippedTooLarge: 0, truncated: false, cancelled: false, message: '' };
       try {
@@ -176,7 +180,7 @@ export const workspaceCheckFeature: FeatureModule = {
 
     return {
       commands: {
-        [COMMANDS.checkWorkspace]: (_args, token) => run(token),
+        [COMMANDS.checkWorkspace]: (_args, token, workDone) => run(token, workDone),
       },
       onDidChangeWatchedFiles(changes) {
         for (const c of changes) {

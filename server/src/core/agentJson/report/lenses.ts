@@ -7,6 +7,9 @@ import { writtenPaths, type FileChange } from './changes';
 import { planExactEdit, isSafetyRefusal, type PlanResult, type RefusalCode } from './exactEdit';
 import { entriesOf, get, isObj } from './shape';
 import { memoizeWorkspace } from '../workspaceMemo';
+import { locateProjectRoot } from './paths';
+import { displayPath } from './preview';
+import * as nodePath from 'node:path';
 import { JsonLocator } from '../../json/locate';
 
 export const APPLY_EDIT_COMMAND = 'toonlens.applyEdit';
@@ -24,6 +27,10 @@ export interface ReportLens {
   /** Path of the entry's exact_edit (put the lens on its range). */
   path: JsonPath;
   title: string;
+  /** What the lens means and what a click does (the target named as in the title). */
+  tooltip: string;
+  /** The target file as every title names it: relative to the workspace folder. */
+  file: string;
   command?: { id: typeof APPLY_EDIT_COMMAND; args: [ApplyEditArgs] };
 }
 
@@ -31,36 +38,45 @@ export interface ReportLens {
  * One lens per entry that has an exact_edit object:
  * `Apply <kind> to <file> (auto)` / `Apply <kind> to <file> (confirm)` with the apply command;
  * `Stale — <file> changed, re-run check`; `Not applied in restricted mode: <file>` (untrusted workspace);
- * `Cannot apply to <file> — <reason>` otherwise. Every title names the target file (the entry's path).
+ * `Cannot apply to <file> — <reason>` otherwise. Every title names the target file one way, relative to the
+ * workspace folder (the entry's `path` is relative to the report's project root), and every lens has a tooltip.
  */
 export function reportLenses(report: unknown, reader: WorkspaceReader, trusted: boolean, reportFsPath: string): ReportLens[] {
   const lenses: ReportLens[] = [];
   // One memo for the whole pass (the apply commands plan again, unmemoized, when the user clicks).
   const workspace = memoizeWorkspace(reader);
+  const located = locateProjectRoot(report, reportFsPath, workspace);
+  /** The entry's path as the workspace names it (as written when the project root is not known). */
+  const shown = (rel: string): string => (located.ok ? displayPath(nodePath.resolve(located.loc.projectRoot, rel.replace(/\/+$/, '') || '.'), reader.root) : rel);
   entriesOf(report).forEach((entry, entryIndex) => {
     const ee = get(entry, 'exact_edit');
     if (!isObj(ee)) return;
     const path: JsonPath = ['entries', entryIndex, 'exact_edit'];
     const kind = typeof ee.kind === 'string' ? ee.kind : 'edit';
-    const file = typeof get(entry, 'path') === 'string' ? (get(entry, 'path') as string) : 'its file';
+    const rel = get(entry, 'path');
+    const file = typeof rel === 'string' ? shown(rel) : 'its file';
+    const n = entryIndex + 1;
     if (!trusted) {
-      lenses.push({ entryIndex, path, title: `Not applied in restricted mode: ${file}` });
+      lenses.push({ entryIndex, path, file, title: `Not applied in restricted mode: ${file}`, tooltip: `Entry ${n}: restricted mode. ToonLens never edits files in an untrusted workspace; trust the workspace to apply this ${kind}.` });
       return;
     }
     const plan = planExactEdit(report, entryIndex, workspace, { tierAllowed: 'all', trusted: true, reportFsPath });
     if (plan.ok || plan.needsConfirmation) {
       // A git or extraction doubt still offers the command: the editor asks before applying.
       const tier = plan.ok ? plan.tier : 'confirm';
+      const how = tier === 'auto' ? 'Auto tier: applied at once, without asking' : 'Confirm tier: ToonLens shows the file, the lines and what changes, and asks first';
       lenses.push({
         entryIndex,
         path,
+        file,
         title: `Apply ${kind} to ${file} (${tier})`,
+        tooltip: `Entry ${n}: ${kind} on ${file}. ${how}. One change: Edit › Undo reverts it.`,
         command: { id: APPLY_EDIT_COMMAND, args: [{ reportFsPath, entryIndex, tier }] },
       });
     } else if (plan.code === 'stale') {
-      lenses.push({ entryIndex, path, title: `Stale — ${file} changed, re-run check` });
+      lenses.push({ entryIndex, path, file, title: `Stale — ${file} changed, re-run check`, tooltip: `Entry ${n}: ${file} no longer has the bytes the report was made from (expected_sha256), so the edit is not applied. Re-run the check for a fresh report.` });
     } else {
-      lenses.push({ entryIndex, path, title: `Cannot apply to ${file} — ${plan.reason}` });
+      lenses.push({ entryIndex, path, file, title: `Cannot apply to ${file} — ${plan.reason}`, tooltip: `Entry ${n}: not applied: ${plan.reason}.` });
     }
   });
   return lenses;
