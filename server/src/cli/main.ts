@@ -9,11 +9,11 @@ type Command = (argv: string[], io: CliIO) => Promise<number>;
 
 const commands: Record<string, () => Promise<Command>> = {
   check: async () => (await import('./check')).run,
-  profile: async () => (await import('./engine')).runProfile,
-  convert: async () => (await import('./engine')).runConvert,
-  plan: async () => (await import('./engine')).runPlan,
-  validate: async () => (await import('./engine')).runValidate,
-  decode: async () => (await import('./engine')).runDecode,
+  profile: async () => (await import('./profile')).run,
+  convert: async () => (await import('./convert')).run,
+  plan: async () => (await import('./plan')).run,
+  validate: async () => (await import('./validate')).run,
+  decode: async () => (await import('./decode')).run,
   apply: async () => (await import('./apply')).run,
   'schema-diff': async () => (await import('./schemaDiff')).run,
   mcp: async () => (await import('./mcp')).run,
