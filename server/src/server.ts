@@ -73,6 +73,7 @@ import { agentContextFeature } from './features/project/agentContext';
 import { pushAll } from './core/arrays';
 import { isCancellation, requestCancelled } from './lsp/timeSlice';
 import { commandArgsProblem } from './lsp/commandArgs';
+import { errorMessage } from './core/errors';
 
 /** The feature modules, in the order their results are combined. */
 const FEATURES: FeatureModule[] = [
@@ -433,7 +434,7 @@ connection.onExecuteCommand(async (params, token) => {
     } catch (err) {
       if (isCancellation(err)) return err as ResponseError<void>;
       log.error(`${name}: command ${params.command} failed: ${errorText(err)}`);
-      return new ResponseError(ErrorCodes.InternalError, `${params.command} failed: ${err instanceof Error ? err.message : String(err)}`);
+      return new ResponseError(ErrorCodes.InternalError, `${params.command} failed: ${errorMessage(err)}`);
     }
   }
   return new ResponseError(ErrorCodes.MethodNotFound, `ToonLens has no command ${params.command}`);

@@ -34,6 +34,7 @@ import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, t
 import { pushAll } from '../core/arrays';
 import { printJson } from './jsonOut';
 import { ContextDiagnosticsByRoot } from '../node/contextCheck';
+import { errorMessage } from '../core/errors';
 
 export const CHECK_HELP = `Usage: toonlens check [options] [--] <files|dirs|globs…|->
 
@@ -433,7 +434,7 @@ function ignoreMatcher(cwd: string, globs: readonly string[]): (abs: string, isD
  * run goes on with the other files, exiting 2 at the end. Returns true (the run's I/O-error flag).
  */
 function notChecked(io: CliIO, abs: string, err: unknown): true {
-  const why = err instanceof Error ? err.message : String(err);
+  const why = errorMessage(err);
   io.stderr(`toonlens check: ${display(io.cwd, abs)}: not checked, internal error: ${why.split('\n')[0]}\n`);
   return true;
 }

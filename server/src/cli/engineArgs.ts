@@ -19,6 +19,7 @@ import type { EngineOptions, EngineMode, VerdictV1 } from '../core/markdown/engi
 import { VERDICTS } from '../core/markdown/policy';
 import { TOKENIZERS, type TokenizerName } from '../core/tokens';
 import { WARNING_DIAGNOSTICS } from '../core/markdown/rules';
+import { errorMessage } from '../core/errors';
 
 export const MODES = ['lossless', 'record', 'budget'] as const;
 export const DELIMITERS = ['auto', 'comma', 'tab', 'pipe'] as const;
@@ -191,6 +192,6 @@ export function strictDecode(text: string, name: string): unknown {
     return decode(text, { strict: true });
   } catch (e) {
     const line = (e as { line?: number }).line;
-    throw new CliError('invalid_toon', `${name}${line ? `:${line}` : ''}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new CliError('invalid_toon', `${name}${line ? `:${line}` : ''}: ${errorMessage(e)}`);
   }
 }

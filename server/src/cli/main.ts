@@ -4,6 +4,7 @@
  */
 import { processIO, type CliIO } from './io';
 import { VERSION } from '../version';
+import { errorMessage } from '../core/errors';
 
 type Command = (argv: string[], io: CliIO) => Promise<number>;
 
@@ -95,7 +96,7 @@ export function runFromProcess(): void {
       process.exitCode = code;
     },
     (err) => {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       process.stderr.write(`toonlens: internal error: ${message.split('\n')[0]}${process.env.TOONLENS_DEBUG ? `\n${err instanceof Error ? err.stack : ''}` : ''}\n`);
       process.exitCode = 2;
     },

@@ -26,6 +26,7 @@ import { DOCUMENT_KINDS } from '../core/types';
 import { checkText, fixText, type TextKind } from './check';
 import type { Roots } from './roots';
 import { SCHEMAS, type JsonSchema, type ToolName } from './schemas';
+import { errorMessage } from '../core/errors';
 
 /** What a tool call runs with. */
 export interface ToolContext {
@@ -277,7 +278,7 @@ const tools: Tool[] = [
         try {
           return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
         } catch (err) {
-          throw bad(`${args[by] as string} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+          throw bad(`${args[by] as string} is not JSON: ${errorMessage(err)}`);
         }
       };
       const changes = diffSchemas(await load(oldBy), await load(newBy), role);

@@ -34,6 +34,7 @@ import { realRoot, verifyWriteTarget } from '../../node/safeWrite';
 import { sha256Hex } from '../../core/agentJson/report/text';
 import { serverWork } from '../../lsp/idle';
 import { RESOLVE_LENSES_ABOVE, UnresolvedLensSets } from '../../lsp/lensResolve';
+import { errorMessage } from '../../core/errors';
 
 /** The `data` tag of report lenses sent unresolved. */
 const REPORT_LENS_TAG = 'report';
@@ -289,7 +290,7 @@ async function revealChange(ctx: FeatureContext, uri: string, line: number): Pro
   try {
     await ctx.showDocument({ uri, takeFocus: true, selection: { start: at, end: at } });
   } catch (err) {
-    ctx.log.warn(`showDocument failed for ${uri}: ${err instanceof Error ? err.message : String(err)}`);
+    ctx.log.warn(`showDocument failed for ${uri}: ${errorMessage(err)}`);
   }
 }
 
@@ -449,7 +450,7 @@ function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>,
     timer = setTimeout(
       () =>
         void check()
-          .catch((err: unknown) => ctx.log.error(`report lens refresh failed: ${err instanceof Error ? err.message : String(err)}`))
+          .catch((err: unknown) => ctx.log.error(`report lens refresh failed: ${errorMessage(err)}`))
           .finally(end),
       CHANGE_DELAY_MS,
     );
