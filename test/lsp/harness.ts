@@ -59,7 +59,7 @@ import {
   type TextEdit,
   type WorkspaceEdit,
 } from 'vscode-languageserver-protocol/node';
-import { IDLE_COMMAND, PING_COMMAND } from '../../server/src/lsp/idle';
+import { IDLE_COMMAND, PING_COMMAND } from '../../server/src/testing/hooks';
 import { errorMessage } from '../../server/src/core/errors';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -84,15 +84,6 @@ Exit status: 0 no error (or --exit-zero), 1 at least one error diagnostic or mor
 
 type Format = 'text' | 'json' | 'sarif';
 
-/** Builds the WorkspaceReader a report's rules use: the Node file-system + git one unless a test plugs in another. */
-export type WorkspaceFactory = (root: string) => WorkspaceReader;
-let workspaceFactory: WorkspaceFactory | undefined = (root) => createNodeWorkspace(root);
-
-/** Replaces the workspace the CLI hands to rules (tests pass a fake; undefined runs the pure checks only). */
-export function setWorkspaceFactory(factory: WorkspaceFactory | undefined): void {
-  workspaceFactory = factory;
-}
-
 interface CheckArgs {
   format: Format;
   fix: boolean;
@@ -274,7 +265,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     }
     const rules = loaded.config.rules;
     const root = repositoryRoot(abs, io.cwd);
-    if (!workspaces.has(root)) workspaces.set(root, workspaceFactory?.(root));
+    if (!workspaces.has(root)) workspaces.set(root, createNodeWorkspace(root));
     const opts: CheckOptions = { fsPath: abs, settings: { ...kindSettings(loaded), ...definedOnly(settings) }, kind: args.kind, workspace: workspaces.get(root) };
     const limitMB = opts.settings?.maxFileSizeMB ?? DEFAULT_MAX_FILE_SIZE_MB;
     // Only a regular file within the size limit is read (never a FIFO, a device or a directory; never past the limit).

@@ -471,11 +471,6 @@ function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>,
   };
 }
 
-/** Test-only command (there only when TOONLENS_TEST_COUNTERS is set): how many times report lenses were computed. */
-export const LENS_COMPUTATIONS_COMMAND = 'toonlens.test.reportLensComputations';
-/** Test-only command (with TOONLENS_TEST_COUNTERS): `{ computations, builds, resolves }` of report lenses. */
-export const LENS_COUNTERS_COMMAND = 'toonlens.test.reportLensCounters';
-
 export const reportEditsFeature: FeatureModule = {
   name: 'report-edits',
   create(ctx) {
@@ -484,6 +479,8 @@ export const reportEditsFeature: FeatureModule = {
     /** The lens set last sent unresolved per report, for codeLens/resolve. */
     const sentSets = new UnresolvedLensSets<ReportLensSet>(REPORT_LENS_TAG, (set, i) => set.full[i]?.command, 'Report changed: updating lenses…');
     const counters: LensCounters = { computations: 0, builds: 0, resolves: 0 };
+    ctx.exposeTestCounter('reportLensComputations', () => counters.computations);
+    ctx.exposeTestCounter('reportLensCounters', () => ({ ...counters }));
     const lensesOf = async (doc: TextDocument): Promise<ReportLensSet | undefined> => {
       if (!isJsonDocument(doc)) return undefined;
       const settings = await ctx.settings.forDocument(doc.uri);
@@ -513,7 +510,6 @@ export const reportEditsFeature: FeatureModule = {
         ...commands,
         [COMMANDS.applyEdit]: forgetAfter(COMMANDS.applyEdit),
         [COMMANDS.applyAllAuto]: forgetAfter(COMMANDS.applyAllAuto),
-        ...(process.env.TOONLENS_TEST_COUNTERS ? { [LENS_COMPUTATIONS_COMMAND]: () => counters.computations, [LENS_COUNTERS_COMMAND]: () => ({ ...counters }) } : {}),
       },
       async codeLenses(doc, _params, token) {
         if (!isJsonDocument(doc)) return [];
