@@ -10,7 +10,8 @@
 import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { stdioStreams } from '../server/src/node/stdioTransport';
-import { MEMORY_TRACE_COMMAND, memoryMark, takeMemoryTrace } from '../server/src/testing/memoryTrace';
+import { memoryMark, takeMemoryTrace } from '../server/src/testing/memoryTrace';
+import { MEMORY_TRACE_COMMAND } from '../server/src/testing/hooks';
 
 const ours = process.argv.includes('--toonlens-reader') ? stdioStreams((line) => process.stderr.write(`${line}\n`)) : undefined;
 const connection = ours ? createConnection(ProposedFeatures.all, ours.reader, ours.writer) : createConnection(ProposedFeatures.all);

@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import MarkdownIt from 'markdown-it';
 import { CodeLensRequest, CodeLensResolveRequest, ExecuteCommandRequest, HoverRequest } from 'vscode-languageserver-protocol/node';
 import { setTimeout as pause } from 'node:timers/promises';
-import { IDLE_COMMAND } from '../server/src/lsp/idle';
+import { IDLE_COMMAND } from '../server/src/testing/hooks';
 import { LspHarness } from '../test/lsp/harness';
 import { corpusMarkdownDocument, markdownDocument, paragraphEditPoints, type EditPoints } from './markdown-gen';
 import { convertSectionEdit, planDocument } from '../server/src/core/markdown/engine';

@@ -46,7 +46,9 @@ import { jsonDiagnosticsFeature } from './features/json/documents';
 import { codeActionsFeature } from './features/json/codeActions';
 import { jsonHoverFeature } from './features/json/hover';
 import { faultInjectionFeature } from './testing/faultInjection';
-import { idleSignalFeature, serverWork } from './lsp/idle';
+import { FAULT_MARKER, TEST_HOOKS_ON } from './testing/hooks';
+import { TestCounters, testCommandsFeature } from './testing/commands';
+import { serverWork } from './lsp/idle';
 import { startIdleCollector } from './node/idleGc';
 import { mergeCapabilities } from './lsp/capabilities';
 import {
@@ -75,6 +77,7 @@ import { agentContextFeature } from './features/project/agentContext';
 import { pushAll } from './core/arrays';
 import { isCancellation, requestCancelled } from './lsp/timeSlice';
 import { commandArgsProblem } from './lsp/commandArgs';
+import { errorMessage } from './core/errors';
 
 /** The feature modules, in the order their results are combined. */
 const FEATURES: FeatureModule[] = [
@@ -94,10 +97,11 @@ const FEATURES: FeatureModule[] = [
   workspaceCheckFeature,
   agentContextFeature,
 ];
-// Tests only: a feature that throws on documents containing a marker (proves failures stay isolated).
-if (process.env.TOONLENS_FAULT_INJECTION) FEATURES.push(faultInjectionFeature(process.env.TOONLENS_FAULT_INJECTION));
-// Tests only: `toonlens.test.idle` resolves once every debounce, check, analysis and worker job is done and published.
-if (process.env.TOONLENS_TEST_COUNTERS) FEATURES.push(idleSignalFeature);
+// Tests only (testing/hooks.ts): a feature that throws on documents containing a marker (proves failures stay
+// isolated), and the `toonlens.test.*` commands, serving the counters the features expose through their context.
+if (FAULT_MARKER !== undefined) FEATURES.push(faultInjectionFeature(FAULT_MARKER));
+const testCounters = TEST_HOOKS_ON ? new TestCounters() : undefined;
+if (testCounters) FEATURES.push(testCommandsFeature(testCounters));
 // A major GC when the server goes idle after work that left much garbage (node/idleGc.ts).
 startIdleCollector(serverWork);
 
@@ -249,6 +253,7 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
         return fallback;
       }
     },
+    exposeTestCounter: (name, read) => testCounters?.expose(name, read),
   };
 
   instances = [];
@@ -439,7 +444,7 @@ connection.onRequest(ExecuteCommandRequest.type, async (params, token) => {
     } catch (err) {
       if (isCancellation(err)) return err as ResponseError<void>;
       log.error(`${name}: command ${params.command} failed: ${errorText(err)}`);
-      return new ResponseError(ErrorCodes.InternalError, `${params.command} failed: ${err instanceof Error ? err.message : String(err)}`);
+      return new ResponseError(ErrorCodes.InternalError, `${params.command} failed: ${errorMessage(err)}`);
     }
   }
   return new ResponseError(ErrorCodes.MethodNotFound, `ToonLens has no command ${params.command}`);

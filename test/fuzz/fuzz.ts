@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { newStats, properties, tolerate, type Stats } from './properties';
 import { processSummary, runProcessFuzz } from './processes';
+import { errorMessage } from '../../server/src/core/errors';
 
 export interface PropertyResult {
   name: string;
@@ -89,7 +90,7 @@ export function runFuzz(opts: FuzzOptions): PropertyResult[] {
       ms: performance.now() - t0,
     };
     if (details.failed) {
-      const err = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+      const err = errorMessage(details.errorInstance);
       r.failure = [
         `error: ${clip(err, 2000)}`,
         `counterexample: ${clip(fc.stringify(details.counterexample))}`,

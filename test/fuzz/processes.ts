@@ -43,6 +43,7 @@ import { markdownDocument } from '../../bench/markdown-gen';
 import { planJson } from '../../bench/json-gen';
 import { deriveSafetyTier } from '../../server/src/core/agentJson/report/index';
 import { KIND_CHARACTERIZATION } from '../../server/src/core/agentJson/report/shape';
+import { errorMessage } from '../../server/src/core/errors';
 
 const CLI = nodePath.join(REPO_ROOT, 'bin', 'toonlens.js');
 /** Any one operation: far above what it takes on a loaded machine, far below "hangs". */
@@ -535,7 +536,7 @@ export async function runProcessFuzz(opts: ProcessFuzzOptions): Promise<ProcessF
       const h = await withTimeout(lsp.hover(alive, { line: 0, character: 3 }), OP_TIMEOUT_MS, 'hover on a small document');
       if (!h) fail(where, 'the hover on the small document answered nothing');
     } catch (err) {
-      fail(where, `the server does not answer: ${err instanceof Error ? err.message : String(err)}\nstderr: ${lsp.stderr.slice(-2000)}`);
+      fail(where, `the server does not answer: ${errorMessage(err)}\nstderr: ${lsp.stderr.slice(-2000)}`);
     }
     if (!lsp.alive) throw new Error(`${where}: the server exited\nstderr: ${lsp.stderr.slice(-4000)}`);
   };
@@ -602,7 +603,7 @@ export async function runProcessFuzz(opts: ProcessFuzzOptions): Promise<ProcessF
         try {
           diags = await lsp.waitForDiagnostics(reportUri, () => true, OP_TIMEOUT_MS);
         } catch (err) {
-          fail(where, `no diagnostics for the report: ${err instanceof Error ? err.message : String(err)}`);
+          fail(where, `no diagnostics for the report: ${errorMessage(err)}`);
         }
         note(`report diagnostics ${diags.length > 0 ? 'some' : 'none'}`);
         for (const d of diags) if (typeof d.message !== 'string' || d.range.start.line < 0) fail(where, `a malformed diagnostic ${JSON.stringify(d)}`);
@@ -631,10 +632,10 @@ export async function runProcessFuzz(opts: ProcessFuzzOptions): Promise<ProcessF
           note(`check workspace ${outcome?.checked === undefined ? 'no outcome' : 'checked'}`);
           phase('lsp check workspace');
           for (const uri of uris.slice(1)) {
-            await request(CodeLensRequest.method, { textDocument: { uri } }, `code lenses of ${uri}`).catch((err: unknown) => fail(where, `lenses of ${uri}: ${err instanceof Error ? err.message : String(err)}`));
+            await request(CodeLensRequest.method, { textDocument: { uri } }, `code lenses of ${uri}`).catch((err: unknown) => fail(where, `lenses of ${uri}: ${errorMessage(err)}`));
           }
         } catch (err) {
-          fail(where, err instanceof Error ? err.message : String(err));
+          fail(where, errorMessage(err));
         }
         for (const e of lsp.appliedEdits.slice(editsBefore)) {
           for (const uri of editTargets(e.edit)) {
@@ -745,7 +746,7 @@ async function largeInputs(scale: number, lsp: LspHarness, log: (l: string) => v
     mdLenses.catch(() => undefined);
     // While all of that is analysed, a small document is answered.
     const h = await withTimeout(lsp.hover(small, { line: 0, character: 3 }), OP_TIMEOUT_MS, 'hover on a small document during the large inputs').catch((err: unknown) => {
-      failures.push(err instanceof Error ? err.message : String(err));
+      failures.push(errorMessage(err));
       return null;
     });
     lspOps++;
@@ -762,7 +763,7 @@ async function largeInputs(scale: number, lsp: LspHarness, log: (l: string) => v
         log(`    LSP diagnostics of ${uri.slice(uri.lastIndexOf('/') + 1)}: ${d.length} after ${((performance.now() - t) / 1000).toFixed(1)} s`);
       }
     } catch (err) {
-      failures.push(err instanceof Error ? err.message : String(err));
+      failures.push(errorMessage(err));
     }
     for (const u of [small, mdUri, reportUri, planUri]) lsp.close(u);
   } finally {

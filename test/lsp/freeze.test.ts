@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-protocol/node';
 import { LspHarness, busy } from './harness';
 import { verdictText } from './fixtures';
-import { PING_COMMAND } from '../../server/src/lsp/idle';
+import { PING_COMMAND } from '../../server/src/testing/hooks';
 import { capDiagnostics, MAX_DIAGNOSTICS_PER_DOCUMENT, TOO_MANY_DIAGNOSTICS_CODE } from '../../server/src/lsp/diagnostics';
 
 const times = (s: string, chars: number) => s.repeat(Math.max(1, Math.round(chars / s.length)));

@@ -59,7 +59,8 @@ import {
   type TextEdit,
   type WorkspaceEdit,
 } from 'vscode-languageserver-protocol/node';
-import { IDLE_COMMAND, PING_COMMAND } from '../../server/src/lsp/idle';
+import { IDLE_COMMAND, PING_COMMAND } from '../../server/src/testing/hooks';
+import { errorMessage } from '../../server/src/core/errors';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SERVER_PATH = join(REPO_ROOT, 'dist', 'server.js');
@@ -172,7 +173,7 @@ export class LspHarness {
       await h.initialize();
     } catch (err) {
       h.kill();
-      throw new Error(`server did not initialize: ${err instanceof Error ? err.message : String(err)}\nstderr:\n${h.stderr}`, { cause: err });
+      throw new Error(`server did not initialize: ${errorMessage(err)}\nstderr:\n${h.stderr}`, { cause: err });
     }
     return h;
   }

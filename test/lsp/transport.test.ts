@@ -14,7 +14,8 @@ import {
   ShutdownRequest,
 } from 'vscode-languageserver-protocol/node';
 import { LspHarness, REPO_ROOT, SERVER_PATH } from './harness';
-import { MEMORY_TRACE_COMMAND, type MemoryMark } from '../../server/src/testing/memoryTrace';
+import type { MemoryMark } from '../../server/src/testing/memoryTrace';
+import { MEMORY_TRACE_COMMAND } from '../../server/src/testing/hooks';
 import { RELEASE_MIN_BYTES } from '../../server/src/node/stdioTransport';
 
 test('--node-ipc: initialize, shutdown, exit 0', async () => {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runPlan } from '../../server/src/cli/engine';
+import { run as runPlan } from '../../server/src/cli/plan';
 import { run as runCheck, type FileReport } from '../../server/src/cli/check';
 import type { CliIO } from '../../server/src/cli/io';
 import { EngineCache } from '../../server/src/core/markdown/engine';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, type FileReport } from '../../server/src/cli/check';
-import { runProfile } from '../../server/src/cli/engine';
+import { run as runProfile } from '../../server/src/cli/profile';
 import type { CliIO } from '../../server/src/cli/io';
 import { CODES, isDiagnosticCode } from '../../server/src/core/codes';
 import { AGENT_ADVICE_CODES } from '../../server/src/core/markdown/rules';

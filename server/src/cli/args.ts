@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { CliError, type CliIO } from './io';
 import { VERSION } from '../version';
+import { errorMessage } from '../core/errors';
 
 export { CLI_ERROR_CODES, CliError, type CliErrorCode } from './io';
 
@@ -18,7 +19,7 @@ export function readError(file: string, err: unknown): CliError {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT' || code === 'ENOTDIR') return new CliError('input_not_found', `input file not found: ${file}`);
   if (code === 'EISDIR') return new CliError('io', `cannot read ${file}: it is a directory`);
-  return new CliError('io', `cannot read ${file}: ${code ?? (err instanceof Error ? err.message : String(err))}`);
+  return new CliError('io', `cannot read ${file}: ${code ?? errorMessage(err)}`);
 }
 
 export interface OptionDef {
@@ -129,7 +130,7 @@ export function errorEnvelope(err: CliError): string {
 
 /** Any thrown value as a CliError (`internal` when it is not one). */
 export function asCliError(e: unknown): CliError {
-  return e instanceof CliError ? e : new CliError('internal', e instanceof Error ? e.message : String(e));
+  return e instanceof CliError ? e : new CliError('internal', errorMessage(e));
 }
 
 export interface CommandSpec {

@@ -34,6 +34,7 @@ import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, t
 import { pushAll } from '../core/arrays';
 import { printJson } from './jsonOut';
 import { ContextDiagnosticsByRoot } from '../node/contextCheck';
+import { errorMessage } from '../core/errors';
 
 export const CHECK_HELP = `Usage: toonlens check [options] [--] <files|dirs|globs…|->
 
@@ -82,15 +83,6 @@ Exit status: 0 no error (or --exit-zero), 1 at least one error diagnostic or mor
 `;
 
 type Format = 'text' | 'json' | 'sarif';
-
-/** Builds the WorkspaceReader a report's rules use: the Node file-system + git one unless a test plugs in another. */
-export type WorkspaceFactory = (root: string) => WorkspaceReader;
-let workspaceFactory: WorkspaceFactory | undefined = (root) => createNodeWorkspace(root);
-
-/** Replaces the workspace the CLI hands to rules (tests pass a fake; undefined runs the pure checks only). */
-export function setWorkspaceFactory(factory: WorkspaceFactory | undefined): void {
-  workspaceFactory = factory;
-}
 
 interface CheckArgs {
   format: Format;
@@ -273,7 +265,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     }
     const rules = loaded.config.rules;
     const root = repositoryRoot(abs, io.cwd);
-    if (!workspaces.has(root)) workspaces.set(root, workspaceFactory?.(root));
+    if (!workspaces.has(root)) workspaces.set(root, createNodeWorkspace(root));
     const opts: CheckOptions = { fsPath: abs, settings: { ...kindSettings(loaded), ...definedOnly(settings) }, kind: args.kind, workspace: workspaces.get(root) };
     const limitMB = opts.settings?.maxFileSizeMB ?? DEFAULT_MAX_FILE_SIZE_MB;
     // Only a regular file within the size limit is read (never a FIFO, a device or a directory; never past the limit).
@@ -433,7 +425,7 @@ function ignoreMatcher(cwd: string, globs: readonly string[]): (abs: string, isD
  * run goes on with the other files, exiting 2 at the end. Returns true (the run's I/O-error flag).
  */
 function notChecked(io: CliIO, abs: string, err: unknown): true {
-  const why = err instanceof Error ? err.message : String(err);
+  const why = errorMessage(err);
   io.stderr(`toonlens check: ${display(io.cwd, abs)}: not checked, internal error: ${why.split('\n')[0]}\n`);
   return true;
 }

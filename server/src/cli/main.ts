@@ -4,16 +4,17 @@
  */
 import { processIO, type CliIO } from './io';
 import { VERSION } from '../version';
+import { errorMessage } from '../core/errors';
 
 type Command = (argv: string[], io: CliIO) => Promise<number>;
 
 const commands: Record<string, () => Promise<Command>> = {
   check: async () => (await import('./check')).run,
-  profile: async () => (await import('./engine')).runProfile,
-  convert: async () => (await import('./engine')).runConvert,
-  plan: async () => (await import('./engine')).runPlan,
-  validate: async () => (await import('./engine')).runValidate,
-  decode: async () => (await import('./engine')).runDecode,
+  profile: async () => (await import('./profile')).run,
+  convert: async () => (await import('./convert')).run,
+  plan: async () => (await import('./plan')).run,
+  validate: async () => (await import('./validate')).run,
+  decode: async () => (await import('./decode')).run,
   apply: async () => (await import('./apply')).run,
   'schema-diff': async () => (await import('./schemaDiff')).run,
   mcp: async () => (await import('./mcp')).run,
@@ -95,7 +96,7 @@ export function runFromProcess(): void {
       process.exitCode = code;
     },
     (err) => {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       process.stderr.write(`toonlens: internal error: ${message.split('\n')[0]}${process.env.TOONLENS_DEBUG ? `\n${err instanceof Error ? err.stack : ''}` : ''}\n`);
       process.exitCode = 2;
     },

@@ -13,6 +13,7 @@ import { defineCommand, stringValue, usageError } from './args';
 import { readInputText } from './input';
 import { diffSchemas, formatChangeLine, hasBreaking, schemaRoleFromFileName, type SchemaChange, type SchemaRole } from '../core/agentJson/schemaDiff';
 import { printJson } from './jsonOut';
+import { errorMessage } from '../core/errors';
 
 export const SCHEMA_DIFF_HELP = `Usage: toonlens schema-diff <old.json> <new.json> [--role input|output] [--format text|json]
 
@@ -52,7 +53,7 @@ function readSchema(file: string, cwd: string): unknown {
   try {
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
-    throw usageError(`${file} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw usageError(`${file} is not JSON: ${errorMessage(err)}`);
   }
 }
 

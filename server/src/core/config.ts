@@ -15,6 +15,7 @@ import { isObject } from './json/value';
 import { fromPointer } from './json/pointer';
 import { clampSetting } from './settingRanges';
 import { isAgentId, type AgentId } from './context/agents';
+import { errorMessage } from './errors';
 
 export { CONFIG_FILE_NAME } from './files';
 /**
@@ -123,7 +124,7 @@ export function parseConfig(text: string): ParsedConfig {
   try {
     tree = parseTree(body, errors, { allowTrailingComma: true, disallowComments: false });
   } catch (err) {
-    return { config: empty(), problems: [`cannot be parsed: ${err instanceof Error ? err.message : String(err)}`] };
+    return { config: empty(), problems: [`cannot be parsed: ${errorMessage(err)}`] };
   }
   const problems: string[] = errors.map((e) => `line ${lineOf(body, e.offset)}: ${printParseErrorCode(e.error)}`);
   if (problems.length) return { config: empty(), problems };
@@ -242,6 +243,6 @@ export function configDiagnostics(text: string): CoreDiagnostic[] {
     });
     return found.sort((a, b) => a.range.start - b.range.start);
   } catch (err) {
-    return [{ ...ruleCode('internal'), message: `Internal error while checking the config: ${err instanceof Error ? err.message : String(err)}`, range: { start: 0, end: 0 } }];
+    return [{ ...ruleCode('internal'), message: `Internal error while checking the config: ${errorMessage(err)}`, range: { start: 0, end: 0 } }];
   }
 }

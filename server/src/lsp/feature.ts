@@ -31,6 +31,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { WorkspaceReader } from '../core/types';
 import type { SettingsStore, ToonLensSettings } from './settings';
 import type { ConfirmParams, StatusParams } from '../protocol/commands';
+import type { TestCounterName, TestCounterReader } from '../testing/hooks';
 
 export type Awaitable<T> = T | Promise<T>;
 
@@ -126,6 +127,11 @@ export interface FeatureContext {
   showDocument(params: ShowDocumentParams): Promise<unknown>;
   /** Runs `fn`; a throw is logged with the feature and document and `fallback` returned. */
   guard<T>(what: string, uri: string, fn: () => T, fallback: T): T;
+  /**
+   * Offers `read` as the answer of the test-only command for counter `name` (testing/hooks.ts); does nothing
+   * unless the test hooks are on. A feature's only tie to the test commands.
+   */
+  exposeTestCounter(name: TestCounterName, read: TestCounterReader): void;
 }
 
 /**

@@ -4,18 +4,11 @@
  * worker job, the report-lens refresh, a git read — registers here while it is pending, so a test can ask
  * "is everything that was queued done and published?" instead of sleeping and hoping.
  *
- * The signal is served only under `TOONLENS_TEST_COUNTERS` (the command {@link IDLE_COMMAND}); counting is
+ * The signal is served only with the test hooks on (`toonlens.test.idle`, testing/commands.ts); counting is
  * always on and costs an integer per piece of work. Caches that merely expire (a parsed value's TTL) are
  * not work: nothing is published when they go.
  */
-import v8 from 'node:v8';
-import type { FeatureModule } from './feature';
-import { idleGcStats, type IdleGcStats } from '../node/idleGc';
-
-/** Test-only command (there only when TOONLENS_TEST_COUNTERS is set): resolves once the server is idle. */
-export const IDLE_COMMAND = 'toonlens.test.idle';
-/** Test-only command: answers at once (a round trip: every message sent before it has been handled). */
-export const PING_COMMAND = 'toonlens.test.ping';
+import type { IdleGcStats } from '../node/idleGc';
 
 export class WorkTracker {
   private busy = 0;
@@ -75,7 +68,7 @@ export class WorkTracker {
   }
 }
 
-/** The answer of {@link IDLE_COMMAND}: the process's memory once idle (bench/heap-breakdown.ts and the bench read it). */
+/** The answer of `toonlens.test.idle`: the process's memory once idle (bench/heap-breakdown.ts and the bench read it). */
 export interface IdleAnswer {
   idle: true;
   /** The idle collector's figures (node/idleGc.ts), null when it does not run. */
@@ -88,21 +81,3 @@ export interface IdleAnswer {
 
 /** The server's pending background work (one server per process). */
 export const serverWork = new WorkTracker();
-
-/** The test-only feature serving {@link IDLE_COMMAND} and {@link PING_COMMAND} (listed by server.ts under TOONLENS_TEST_COUNTERS). */
-export const idleSignalFeature: FeatureModule = {
-  name: 'idle-signal',
-  create() {
-    return {
-      commands: {
-        [IDLE_COMMAND]: async (): Promise<IdleAnswer> => {
-          await serverWork.whenIdle();
-          const m = process.memoryUsage();
-          const heapSpaces = v8.getHeapSpaceStatistics().map((s) => ({ name: s.space_name, space_size: s.space_size, space_used_size: s.space_used_size, physical_space_size: s.physical_space_size }));
-          return { idle: true, gc: idleGcStats() ?? null, memory: { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers }, heapSpaces };
-        },
-        [PING_COMMAND]: () => ({ pong: true }),
-      },
-    };
-  },
-};

@@ -5,6 +5,7 @@
  */
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
 import type { FeatureContext } from './feature';
+import { errorMessage } from '../core/errors';
 
 export interface BackgroundProgress {
   /** A percentage (0–100) and a message; repeated percentages are not sent again. */
@@ -26,7 +27,7 @@ export function beginBackgroundProgress(ctx: ProgressContext | undefined, title:
       handle = h;
       h.begin(title, 0, message, false);
     },
-    (err: unknown) => ctx.log.warn(`window/workDoneProgress/create failed: ${err instanceof Error ? err.message : String(err)}`),
+    (err: unknown) => ctx.log.warn(`window/workDoneProgress/create failed: ${errorMessage(err)}`),
   );
   return {
     report(percentage, msg) {

@@ -7,6 +7,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer, MAX_TEXT_BYTES, type McpServerOptions } from './server';
+import { errorMessage } from '../core/errors';
 
 export const MCP_PATH = '/mcp';
 
@@ -32,7 +33,7 @@ export async function serveHttp(port: number, options: McpServerOptions): Promis
   let bound = port;
   const httpServer = http.createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) reject(res, 500, `internal error: ${err instanceof Error ? err.message : String(err)}`);
+      if (!res.headersSent) reject(res, 500, `internal error: ${errorMessage(err)}`);
       else res.end();
     });
   });

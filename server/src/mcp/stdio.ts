@@ -6,6 +6,7 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../core/errors';
 
 type Id = string | number;
 
@@ -71,7 +72,7 @@ export class LineTransport implements Transport {
     try {
       value = JSON.parse(line);
     } catch (e) {
-      this.reject(-32700, `Parse error: ${e instanceof Error ? e.message : String(e)}`);
+      this.reject(-32700, `Parse error: ${errorMessage(e)}`);
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);

@@ -6,7 +6,12 @@ import * as nodePath from 'node:path';
 import { CliError } from '../cli/io';
 import { runCli, cliJson, readFailures, type CliCommand } from './cliBridge';
 import { run as runCheck } from '../cli/check';
-import { runConvert, runDecode, runPlan, runProfile, runValidate, strictDecode } from '../cli/engine';
+import { run as runProfile } from '../cli/profile';
+import { run as runConvert } from '../cli/convert';
+import { run as runPlan } from '../cli/plan';
+import { run as runValidate } from '../cli/validate';
+import { run as runDecode } from '../cli/decode';
+import { strictDecode } from '../cli/engineArgs';
 import { run as runSchemaDiff, schemaDiffRows } from '../cli/schemaDiff';
 import { applyReport, parseReport } from '../cli/apply';
 import { run as runContext } from '../cli/context';
@@ -21,6 +26,7 @@ import { DOCUMENT_KINDS } from '../core/types';
 import { checkText, fixText, type TextKind } from './check';
 import type { Roots } from './roots';
 import { SCHEMAS, type JsonSchema, type ToolName } from './schemas';
+import { errorMessage } from '../core/errors';
 
 /** What a tool call runs with. */
 export interface ToolContext {
@@ -272,7 +278,7 @@ const tools: Tool[] = [
         try {
           return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
         } catch (err) {
-          throw bad(`${args[by] as string} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+          throw bad(`${args[by] as string} is not JSON: ${errorMessage(err)}`);
         }
       };
       const changes = diffSchemas(await load(oldBy), await load(newBy), role);

@@ -7,6 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readRegularText } from './files';
 import { dirname, join, relative, sep } from 'node:path';
 import { CONFIG_FILE_NAME, EMPTY_CONFIG, isIgnored, parseConfig, type ToonLensConfig } from '../core/config';
+import { isInside } from '../core/agentJson/report/paths';
 
 export interface LoadedConfig {
   /** Absolute path of the file; undefined when there is none (the defaults apply). */
@@ -69,7 +70,7 @@ export class ConfigLoader {
       }
       const up = dirname(d);
       if (existsSync(join(d, '.git')) || (root !== undefined && samePath(d, root)) || up === d) break;
-      if (root !== undefined && !inside(up, root)) break;
+      if (root !== undefined && !isInside(root, up)) break;
       d = up;
     }
     for (const v of visited) this.byDir.set(v, found);
@@ -83,11 +84,6 @@ export class ConfigLoader {
 
 function samePath(a: string, b: string): boolean {
   return relative(a, b) === '';
-}
-
-function inside(child: string, parent: string): boolean {
-  const r = relative(parent, child);
-  return r === '' || (!r.startsWith('..') && !r.startsWith(sep) && !/^[a-zA-Z]:/.test(r));
 }
 
 /** Whether the loaded config's ignore globs match a file. */

@@ -11,6 +11,7 @@ import { toonFileDiagnostics } from '../core/toon/fences';
 import type { WorkspaceReader } from '../core/types';
 import { createNodeWorkspace } from './workspace';
 import type { WorkerJob, WorkerReply, WorkerWorkspace } from './jsonWorkerProtocol';
+import { errorMessage } from '../core/errors';
 
 // A worker thread's stdout is the process's stdout, which under `--stdio` is the JSON-RPC channel: anything
 // printed here (ajv's logger, a library's warning) would corrupt it. Everything goes to stderr instead, which
@@ -49,7 +50,7 @@ parentPort?.on('message', (job: WorkerJob) => {
   try {
     reply = run(job);
   } catch (err) {
-    reply = { id: job.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+    reply = { id: job.id, ok: false, error: errorMessage(err) };
   }
   parentPort!.postMessage(reply);
 });

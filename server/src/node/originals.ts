@@ -22,6 +22,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import type { OriginalRecord, OriginalsStore } from '../core/markdown/revert';
+import { errorMessage } from '../core/errors';
 
 const KEY = /^[0-9a-f]{64}$/;
 const HEADER = 'toonlens-originals';
@@ -284,7 +285,7 @@ export function createOriginalsStore(storagePath: string | undefined, opts: Orig
         // nothing to clean
       }
       failed++;
-      lastError = err instanceof Error ? err.message : String(err);
+      lastError = errorMessage(err);
     }
   }
 

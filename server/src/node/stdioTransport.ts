@@ -32,6 +32,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { AbstractMessageReader, type DataCallback, type Disposable, type Message, StreamMessageWriter } from 'vscode-languageserver/node';
 import { collectGarbage, fullGcStats } from './fullGc';
 import { memoryMark } from '../testing/memoryTrace';
+import { errorMessage } from '../core/errors';
 
 const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
 const LENGTH_MARKER = Buffer.from('Content-Length:', 'latin1');
@@ -296,7 +297,7 @@ export class StdioMessageReader extends AbstractMessageReader {
     try {
       if (this.body && this.bodyAt === this.bodyLength) this.finishBody();
     } catch (err) {
-      this.log(`transport: ${err instanceof Error ? err.message : String(err)}; a message dropped`);
+      this.log(`transport: ${errorMessage(err)}; a message dropped`);
       this.reset();
     }
   }
@@ -325,7 +326,7 @@ export class StdioMessageReader extends AbstractMessageReader {
         at = this.step(chunk, at);
       } catch (err) {
         // Not reached by any input we know of; still, a reader bug must not take the server down.
-        this.log(`transport: ${err instanceof Error ? err.message : String(err)}; ${chunk.length - at} bytes dropped`);
+        this.log(`transport: ${errorMessage(err)}; ${chunk.length - at} bytes dropped`);
         this.reset();
         return;
       }
@@ -484,7 +485,7 @@ export class StdioMessageReader extends AbstractMessageReader {
     try {
       this.callback?.(message);
     } catch (err) {
-      this.log(`transport: handling a message failed (${err instanceof Error ? err.message.slice(0, 200) : String(err)}); the message is dropped`);
+      this.log(`transport: handling a message failed (${errorMessage(err).slice(0, 200)}); the message is dropped`);
     }
   }
 
@@ -524,7 +525,7 @@ export class StdioMessageReader extends AbstractMessageReader {
         memoryMark('reader: message delivered');
       }
     } catch (err) {
-      this.log(`transport: ${err instanceof Error ? err.message : String(err)}; a message dropped`);
+      this.log(`transport: ${errorMessage(err)}; a message dropped`);
     }
     this.resume();
   }
@@ -541,7 +542,7 @@ export class StdioMessageReader extends AbstractMessageReader {
     try {
       message = JSON.parse(text) as Message;
     } catch (err) {
-      this.log(`transport: a message of ${length} bytes is not valid JSON (${err instanceof Error ? err.message.slice(0, 200) : String(err)}); skipped`);
+      this.log(`transport: a message of ${length} bytes is not valid JSON (${errorMessage(err).slice(0, 200)}); skipped`);
       return undefined;
     }
     if (message === null || typeof message !== 'object' || Array.isArray(message)) {

@@ -11,7 +11,8 @@ import { isInside, realLocation } from '../core/agentJson/report/paths';
 import { decodeUtf8, sha256Hex } from '../core/agentJson/report/text';
 import { MAX_INPUT_BYTES, entryTypeOf, isExecutableFile, liveFsView, looksLikeGitDir, readRegularFile, realpathOrUndefined } from './files';
 import { git, gitHookDirs } from './git';
-import { WriteRefused, createFile, deleteFile, moveFile, realRoot, removeMadeDir, replaceFile } from './safeWrite';
+import { createFile, deleteFile, moveFile, realRoot, removeMadeDir, replaceFile } from './safeWrite';
+import { errorMessage } from '../core/errors';
 
 /** How long a "is this folder a git directory" answer is reused by a reader (lenses ask for every entry). */
 const GIT_DIR_TTL_MS = 2000;
@@ -181,7 +182,7 @@ export function applyChangesNode(changes: readonly FileChange[], root: string): 
         // best effort: keep undoing the rest
       }
     }
-    return { ok: false, reason: e instanceof WriteRefused || e instanceof Error ? e.message : String(e) };
+    return { ok: false, reason: errorMessage(e) };
   }
 }
 

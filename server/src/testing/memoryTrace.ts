@@ -1,11 +1,12 @@
 /**
- * Test-only memory trace (on only when TOONLENS_TEST_COUNTERS is set): named marks along the path of a large
+ * Test-only memory trace (on only with the test hooks, testing/hooks.ts): named marks along the path of a large
  * message — the reader's body, its decode and parse, the JSON check, the publish — each with the process's
  * RSS and high-water mark (VmRSS, VmHWM of /proc/self/status) and `process.memoryUsage()`. The phase after
  * which VmHWM first reaches its final value is where the peak happened. Read with the test command
  * `toonlens.test.memoryTrace` (bench/bare-server.ts answers the same request); off, a mark costs one branch.
  */
 import { readFileSync } from 'node:fs';
+import { TEST_HOOKS_ON } from './hooks';
 
 export interface MemoryMark {
   label: string;
@@ -19,7 +20,6 @@ export interface MemoryMark {
   arrayBuffers: number;
 }
 
-const ON = !!process.env.TOONLENS_TEST_COUNTERS;
 const MAX_MARKS = 200;
 const marks: MemoryMark[] = [];
 const MB = 1e6;
@@ -29,9 +29,9 @@ function statusKb(status: string, field: string): number {
   return at < 0 ? NaN : parseInt(status.slice(at + field.length + 1), 10);
 }
 
-/** Records a mark (no-op unless TOONLENS_TEST_COUNTERS is set). */
+/** Records a mark (no-op unless the test hooks are on). */
 export function memoryMark(label: string): void {
-  if (!ON) return;
+  if (!TEST_HOOKS_ON) return;
   let status = '';
   try {
     status = readFileSync('/proc/self/status', 'latin1');
@@ -55,6 +55,3 @@ export function memoryMark(label: string): void {
 export function takeMemoryTrace(): MemoryMark[] {
   return marks.splice(0);
 }
-
-/** The test command / request name serving {@link takeMemoryTrace}. */
-export const MEMORY_TRACE_COMMAND = 'toonlens.test.memoryTrace';

@@ -13,6 +13,7 @@ import { validateAgainstSchema } from '../json/schema';
 import { memoizeWorkspace } from './workspaceMemo';
 import { pushAll } from '../arrays';
 import type { LineHints } from '../lineIndex';
+import { errorMessage } from '../errors';
 
 /** The user settings that shape a check (`toonlens.documentKinds`, `toonlens.maxFileSizeMB`). */
 export interface CheckSettings {
@@ -66,7 +67,7 @@ export function checkDocument(text: string, opts: CheckOptions = {}): CheckResul
     return checkDocumentUnguarded(text, opts);
   } catch (err) {
     // Every stage guards itself; this is the last line, so an editor never loses its diagnostics loop.
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = errorMessage(err);
     return { kind: opts.kind, diagnostics: [{ ...ruleCode(INTERNAL_CODE), message: `Internal error while checking: ${reason}`, range: { start: 0, end: 0 } }], text };
   }
 }
@@ -129,7 +130,7 @@ function guarded(produce: () => Finding[], what: string): Finding[] {
   try {
     return produce();
   } catch (err) {
-    const reason = err instanceof RangeError ? 'the document nests too deeply' : err instanceof Error ? err.message : String(err);
+    const reason = err instanceof RangeError ? 'the document nests too deeply' : errorMessage(err);
     return [{ ...ruleCode(INTERNAL_CODE), message: `Internal error in ${what}: ${reason}`, target: { path: [] } }];
   }
 }

@@ -3,6 +3,7 @@
  * jsonc-parser only after a failure, to say where and why the text is not JSON.
  */
 import { parse as parseTolerant, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { errorMessage } from '../errors';
 
 /** The first place the text stops being JSON. */
 export interface SyntaxProblem {
@@ -70,7 +71,7 @@ function locateSyntaxProblem(text: string, jsonParseError: unknown): { problem: 
     return { problem: { offset, length, message: `Not JSON: ${wording}` }, partial };
   }
   // jsonc-parser accepted what V8 rejected (or overflowed): fall back to V8's own position.
-  const v8Message = jsonParseError instanceof Error ? jsonParseError.message : String(jsonParseError);
+  const v8Message = errorMessage(jsonParseError);
   const at = /at position (\d+)/.exec(v8Message);
   const offset = at ? Math.min(Number(at[1]), text.length) : /end of JSON input/.test(v8Message) ? text.length : 0;
   const reason = v8Message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/^SyntaxError:\s*/, '');

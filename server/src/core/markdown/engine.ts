@@ -22,6 +22,7 @@
  * measurement), `planBuild.ts` (plan rows, hybrid), `engineCache.ts` (the cache and the step runner),
  * `engineTypes.ts` / `engineOptions.ts` (the public shapes, options with their defaults).
  */
+import { errorMessage } from '../errors';
 import { decode } from '@toon-format/toon';
 import { sliceToonFenceDiagnostics } from './analysis';
 import { isSliceModel, renderBody, renderModel, type JsonValue } from './model';
@@ -86,7 +87,7 @@ export function renderToonAsMarkdown(toonText: string): string {
   try {
     value = decode(toonText, { strict: true }) as JsonValue;
   } catch (e) {
-    throw new Error(`TOON does not decode: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new Error(`TOON does not decode: ${errorMessage(e)}`, { cause: e });
   }
   if (isSliceModel(value)) return renderModel(value);
   const body = renderBody(value);

@@ -15,6 +15,7 @@ import type { CoreDiagnostic } from '../types';
 import { ruleCode } from '../codes';
 import { LineIndex } from '../lineIndex';
 import { blockParser } from '../markdown/parser';
+import { errorMessage } from '../errors';
 
 export const FENCE_DECODE_CODE = 'toon/fence-decode' as const;
 
@@ -93,7 +94,7 @@ export function toonDecodeFailure(text: string): { message: string; line?: numbe
     return undefined;
   } catch (err) {
     const line = err instanceof ToonDecodeError && typeof err.line === 'number' && err.line >= 1 ? err.line : undefined;
-    let message = err instanceof Error ? err.message : String(err);
+    let message = errorMessage(err);
     if (line !== undefined) message = message.replace(/^Line \d+: /, '');
     return line === undefined ? { message } : { message, line };
   }

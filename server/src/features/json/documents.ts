@@ -17,7 +17,7 @@ import { JsonWorkerClient, type JobHooks } from '../../node/jsonWorkerClient';
 import { beginBackgroundProgress, shortName } from '../../lsp/progress';
 import type { WorkerWorkspace } from '../../node/jsonWorkerProtocol';
 import { serverWork } from '../../lsp/idle';
-import { MEMORY_TRACE_COMMAND, memoryMark, takeMemoryTrace } from '../../testing/memoryTrace';
+import { memoryMark } from '../../testing/memoryTrace';
 import { collectGarbage, fullGcStats } from '../../node/fullGc';
 
 /** Documents from this size on get marks in the test-only memory trace (node/memoryTrace.ts). */
@@ -336,9 +336,6 @@ export function lspDiagnostics(doc: TextDocument, diags: readonly CoreDiagnostic
   return diags.map((d) => toLspDiagnostic(doc, d, { start: at(d.range.start), end: at(Math.max(d.range.start, d.range.end)) }));
 }
 
-/** Test-only command (there only when TOONLENS_TEST_COUNTERS is set): the JSON worker's counters (jobs started, cancelled, …). */
-export const WORKER_COUNTERS_COMMAND = 'toonlens.test.jsonWorkerCounters';
-
 /** The one analyzer of a server (shared by the JSON features). */
 export const jsonAnalyzer = onePerServer((ctx) => new JsonAnalyzer(ctx));
 
@@ -347,6 +344,7 @@ export const jsonDiagnosticsFeature: FeatureModule = {
   name: 'json-diagnostics',
   create(ctx) {
     const analyzer = jsonAnalyzer(ctx);
+    ctx.exposeTestCounter('jsonWorkerCounters', () => ({ ...analyzer.worker.counters }));
 
     // A report's exact_edits read their targets from open buffers first: an edit to another open
     // document may make a report's stale-edit findings right or wrong.
@@ -389,7 +387,6 @@ export const jsonDiagnosticsFeature: FeatureModule = {
       onDidChangeWatchedFiles() {
         refreshReportsExcept('');
       },
-      ...(process.env.TOONLENS_TEST_COUNTERS ? { commands: { [WORKER_COUNTERS_COMMAND]: () => ({ ...analyzer.worker.counters }), [MEMORY_TRACE_COMMAND]: () => takeMemoryTrace() } } : {}),
       dispose() {
         analyzer.worker.dispose();
       },

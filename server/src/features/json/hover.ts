@@ -10,6 +10,7 @@ import type { FeatureModule } from '../../lsp/feature';
 import { offsetRangeToLsp } from '../../lsp/positions';
 import { isJsonDocument, jsonAnalyzer } from './documents';
 import { schemaHelp } from './completion';
+import { errorMessage } from '../../core/errors';
 
 export const jsonHoverFeature: FeatureModule = {
   name: 'json-hover',
@@ -36,7 +37,7 @@ export const jsonHoverFeature: FeatureModule = {
           const fromSchema = await help.hover(current, core.kind, params.position);
           if (fromSchema) return { contents: { kind: MarkupKind.Markdown, value: fromSchema.markdown }, range: fromSchema.range ?? coreHover.range };
         } catch (err) {
-          ctx.log.error(`schema hover failed for ${doc.uri}: ${err instanceof Error ? err.message : String(err)}`);
+          ctx.log.error(`schema hover failed for ${doc.uri}: ${errorMessage(err)}`);
         }
         return coreHover;
       },

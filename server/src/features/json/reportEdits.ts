@@ -34,6 +34,7 @@ import { realRoot, verifyWriteTarget } from '../../node/safeWrite';
 import { sha256Hex } from '../../core/agentJson/report/text';
 import { serverWork } from '../../lsp/idle';
 import { RESOLVE_LENSES_ABOVE, UnresolvedLensSets } from '../../lsp/lensResolve';
+import { errorMessage } from '../../core/errors';
 
 /** The `data` tag of report lenses sent unresolved. */
 const REPORT_LENS_TAG = 'report';
@@ -357,7 +358,7 @@ async function revealChange(ctx: FeatureContext, uri: string, line: number): Pro
   try {
     await ctx.showDocument({ uri, takeFocus: true, selection: { start: at, end: at } });
   } catch (err) {
-    ctx.log.warn(`showDocument failed for ${uri}: ${err instanceof Error ? err.message : String(err)}`);
+    ctx.log.warn(`showDocument failed for ${uri}: ${errorMessage(err)}`);
   }
 }
 
@@ -525,7 +526,7 @@ function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>,
     timer = setTimeout(
       () =>
         void check()
-          .catch((err: unknown) => ctx.log.error(`report lens refresh failed: ${err instanceof Error ? err.message : String(err)}`))
+          .catch((err: unknown) => ctx.log.error(`report lens refresh failed: ${errorMessage(err)}`))
           .finally(end),
       CHANGE_DELAY_MS,
     );
@@ -546,11 +547,6 @@ function keepReportLensesFresh(ctx: FeatureContext, served: Map<string, string>,
   };
 }
 
-/** Test-only command (there only when TOONLENS_TEST_COUNTERS is set): how many times report lenses were computed. */
-export const LENS_COMPUTATIONS_COMMAND = 'toonlens.test.reportLensComputations';
-/** Test-only command (with TOONLENS_TEST_COUNTERS): `{ computations, builds, resolves }` of report lenses. */
-export const LENS_COUNTERS_COMMAND = 'toonlens.test.reportLensCounters';
-
 export const reportEditsFeature: FeatureModule = {
   name: 'report-edits',
   create(ctx) {
@@ -559,6 +555,8 @@ export const reportEditsFeature: FeatureModule = {
     /** The lens set last sent unresolved per report, for codeLens/resolve. */
     const sentSets = new UnresolvedLensSets<ReportLensSet>(REPORT_LENS_TAG, (set, i) => set.full[i]?.command, 'Report changed: updating lenses…');
     const counters: LensCounters = { computations: 0, builds: 0, resolves: 0 };
+    ctx.exposeTestCounter('reportLensComputations', () => counters.computations);
+    ctx.exposeTestCounter('reportLensCounters', () => ({ ...counters }));
     const lensesOf = async (doc: TextDocument): Promise<ReportLensSet | undefined> => {
       if (!isJsonDocument(doc)) return undefined;
       const settings = await ctx.settings.forDocument(doc.uri);
@@ -588,7 +586,6 @@ export const reportEditsFeature: FeatureModule = {
         ...commands,
         [COMMANDS.applyEdit]: forgetAfter(COMMANDS.applyEdit),
         [COMMANDS.applyAllAuto]: forgetAfter(COMMANDS.applyAllAuto),
-        ...(process.env.TOONLENS_TEST_COUNTERS ? { [LENS_COMPUTATIONS_COMMAND]: () => counters.computations, [LENS_COUNTERS_COMMAND]: () => ({ ...counters }) } : {}),
       },
       async codeLenses(doc, _params, token) {
         if (!isJsonDocument(doc)) return [];

@@ -28,6 +28,7 @@ import { convertedFenceOf, fenceAtOffset, flushOriginals, originals, toonFencesO
 import { contentModified, isCancellation, requestCancelled, runSliced } from '../../lsp/timeSlice';
 import { compactTables } from '../../core/markdown/compactTable';
 import { tokenizer } from '../../core/tokens';
+import { errorMessage } from '../../core/errors';
 
 /** What a convert/revert command answers (also shown by the client when not applied). */
 export interface CommandOutcome {
@@ -283,7 +284,7 @@ export function markdownConvertCommands(ctx: FeatureContext, pending: PendingCon
       try {
         e = revertEdit(text, at, originals(doc.uri));
       } catch (err) {
-        return { applied: false, message: err instanceof Error ? err.message : String(err) };
+        return { applied: false, message: errorMessage(err) };
       }
       const outcome = await apply(versioned(doc, [lspEdit(doc, e.start, e.end, e.newText)]), 'Revert TOON to Markdown');
       return outcome.applied ? { applied: true, message: `Reverted to Markdown: ${revertDescription(e.kind)}`, exact: e.kind !== 'canonical' } : outcome;

@@ -267,16 +267,6 @@ interface MarkdownLensCounters {
   resolves: number;
 }
 
-/**
- * Test-only command (there only when TOONLENS_TEST_COUNTERS is set): `[uri]` → the document's engine cache as
- * `{ analysed, held, lookedUp }` (slices analysed so far, analyses held, slices looked up by their text), or
- * null once the document is closed.
- */
-export const MARKDOWN_CACHE_COMMAND = 'toonlens.test.markdownCache';
-
-/** Test-only command (under TOONLENS_TEST_COUNTERS): the markdown lens counters `{ unresolved, resolves }`. */
-export const MARKDOWN_LENS_COUNTERS_COMMAND = 'toonlens.test.markdownLensCounters';
-
 export const markdownLensesFeature: FeatureModule = {
   name: 'markdown-lenses',
   create(ctx) {
@@ -290,10 +280,9 @@ export const markdownLensesFeature: FeatureModule = {
     );
     ctx.documents.onDidClose((e) => sent.forget(e.document.uri));
     const counters: MarkdownLensCounters = { unresolved: 0, resolves: 0 };
-    const testCommands = {
-      [MARKDOWN_CACHE_COMMAND]: (args: unknown[]) => plans.cacheCounters(String(args[0])),
-      [MARKDOWN_LENS_COUNTERS_COMMAND]: () => ({ ...counters }),
-    };
+    // `[uri]` → slices analysed so far, analyses held, slices looked up by their text (null once closed).
+    ctx.exposeTestCounter('markdownCache', (args) => plans.cacheCounters(String(args[0])));
+    ctx.exposeTestCounter('markdownLensCounters', () => ({ ...counters }));
     /** `toonlens.showPlan` `[{ uri }]`: the open markdown document's plan as markdown, or null. */
     async function showPlan(args: unknown[], token?: CancellationToken): Promise<PlanSummary | null> {
       const uri = (args[0] as { uri?: unknown } | undefined)?.uri;
@@ -307,7 +296,7 @@ export const markdownLensesFeature: FeatureModule = {
       return plan ? ctx.guard('markdown plan summary', doc.uri, () => planSummaryMarkdown(doc, plan), null) : null;
     }
     return {
-      commands: { [COMMANDS.showPlan]: showPlan, ...(process.env.TOONLENS_TEST_COUNTERS ? testCommands : {}) },
+      commands: { [COMMANDS.showPlan]: showPlan },
       resolveCodeLens(lens) {
         if (!sent.owns(lens)) return undefined;
         counters.resolves++;

@@ -19,6 +19,7 @@ import { addIdleTask, releasedHeap } from '../../node/idleGc';
 import { ServerTextDocument } from '../../lsp/textDocument';
 import { forgetLastMatch } from '../../core/markdown/text';
 import { isMarkdownPath, isToonPath } from '../../core/files';
+import { errorMessage } from '../../core/errors';
 
 /**
  * Heap bytes a markdown document's plan and cache hold per character of its text, on the high side: closing a document
@@ -224,7 +225,7 @@ export class MarkdownPlans {
         if (st.run === run) st.run = undefined;
         if (!run.superseded && !isCancellation(err)) {
           st.done = { version, key, error: err };
-          this.ctx?.log.error(`markdown analysis failed for ${uri} (version ${version}): ${err instanceof Error ? err.message : String(err)}`);
+          this.ctx?.log.error(`markdown analysis failed for ${uri} (version ${version}): ${errorMessage(err)}`);
         }
         throw err;
       },

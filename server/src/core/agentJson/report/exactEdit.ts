@@ -43,6 +43,7 @@ import { KIND_CHARACTERIZATION, LIFECYCLE_KINDS, entriesOf, get, isKind, isObj, 
 import { checkDedupeSpans, readTargetContent, type TargetContent } from './target';
 import { anchorLineCount, anchorLineText, eolOf, isSha256Hex, lineRangeOffsets } from './text';
 import { LineIndex } from '../../lineIndex';
+import { errorMessage } from '../../errors';
 
 export type TierAllowed = 'auto' | 'confirm' | 'all';
 
@@ -118,7 +119,7 @@ export function planExactEdit(report: unknown, entryIndex: number, workspace: Wo
   try {
     return planUnsafe(report, entryIndex, workspace, opts);
   } catch (e) {
-    return refuse('invalid-entry', `could not plan the edit: ${e instanceof Error ? e.message : String(e)}`);
+    return refuse('invalid-entry', `could not plan the edit: ${errorMessage(e)}`);
   }
 }
 

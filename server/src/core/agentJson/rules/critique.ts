@@ -5,7 +5,8 @@
  * never throw whatever the document holds.
  */
 import type { JsonFix, RuleSet } from '../../types';
-import { defineRule, hitAt, ruleSet, type Rule, type RuleHit } from './rule';
+import { hitAt, ruleSet, type Rule, type RuleHit } from './rule';
+import { ruleCode } from '../../codes';
 import { isObject } from '../../json/value';
 export { isObject };
 
@@ -80,145 +81,172 @@ export function describeParts(parts: CostSummary['parts']): string {
 type CritiqueRule = Rule<Obj>;
 
 /** critique/outcome — exactly one of infraFailure / evaluatorError / evaluatorModel; items [] on a failure branch. */
-export const outcomeRule: CritiqueRule = defineRule('critique/outcome', (root) => {
-  const out: RuleHit[] = [];
-  const present = OUTCOME_FIELDS.filter((k) => has(root, k));
-  if (present.length === 0) {
-    out.push({
-      message: 'No outcome field: exactly one of infraFailure / evaluatorError / evaluatorModel must be present.',
-      target: { path: [], part: 'missing', property: 'evaluatorModel' },
-    });
-  }
-  for (const extra of present.slice(1)) {
-    out.push({
-      message: `${extra} alongside ${present[0]}: exactly one of infraFailure / evaluatorError / evaluatorModel may be present.`,
-      target: { path: [extra], part: 'key' },
-    });
-  }
-  const failure = FAILURE_FIELDS.find((k) => has(root, k));
-  if (failure && Array.isArray(root.items) && root.items.length > 0) {
-    out.push(
-      hitAt(
-        `items has ${root.items.length} entr${root.items.length === 1 ? 'y' : 'ies'} but ${failure} is present: no critique was produced, items must be [].`,
-        ['items'],
-      ),
-    );
-  }
-  return out;
-});
-
-/** critique/cost-total — when complete is true, the parts present sum to totalUsd (±1e-9). */
-export const costTotalRule: CritiqueRule = defineRule('critique/cost-total', (root) => {
-  const c = summarizeCost(root);
-  if (!c || c.complete !== true || c.totalUsd === undefined || c.matches !== false) return [];
-  const fix: JsonFix = {
-    title: `Set totalUsd to ${c.sum} — the sum of ${describeParts(c.parts)}`,
-    edits: [{ path: ['costUsd', 'totalUsd'], value: c.sum }],
-    fixAll: true,
-  };
-  return [
-    hitAt(
-      `totalUsd ${c.totalUsd} ≠ ${c.sum}, the sum of ${describeParts(c.parts)} (complete is true).`,
-      ['costUsd', 'totalUsd'],
-      [fix],
-    ),
-  ];
-});
-
-/** critique/cost-incomplete — complete false: the total undercounts true spend. */
-export const costIncompleteRule: CritiqueRule = defineRule('critique/cost-incomplete', (root) => {
-  if (!isObject(root.costUsd) || root.costUsd.complete !== false) return [];
-  const total = root.costUsd.totalUsd;
-  const onTotal = isNum(total);
-  return [
-    hitAt(
-      onTotal
-        ? `costUsd.complete is false: totalUsd ${total} undercounts true spend (a workload was unpriced).`
-        : 'costUsd.complete is false: totalUsd undercounts true spend (a workload was unpriced).',
-      onTotal ? ['costUsd', 'totalUsd'] : ['costUsd', 'complete'],
-    ),
-  ];
-});
-
-/** critique/canary — a pass ignored a trusted instruction. */
-export const canaryRule: CritiqueRule = defineRule('critique/canary', (root) => {
-  const integrity = root.evaluatorIntegrity;
-  if (!isObject(integrity)) return [];
-  const out: RuleHit[] = [];
-  for (const [key, pass] of [['pass1Canary', 'pass 1'], ['pass2Canary', 'pass 2']] as const) {
-    if (integrity[key] === false) {
+export const outcomeRule: CritiqueRule = {
+  ...ruleCode('critique/outcome'),
+  check(root) {
+    const out: RuleHit[] = [];
+    const present = OUTCOME_FIELDS.filter((k) => has(root, k));
+    if (present.length === 0) {
+      out.push({
+        message: 'No outcome field: exactly one of infraFailure / evaluatorError / evaluatorModel must be present.',
+        target: { path: [], part: 'missing', property: 'evaluatorModel' },
+      });
+    }
+    for (const extra of present.slice(1)) {
+      out.push({
+        message: `${extra} alongside ${present[0]}: exactly one of infraFailure / evaluatorError / evaluatorModel may be present.`,
+        target: { path: [extra], part: 'key' },
+      });
+    }
+    const failure = FAILURE_FIELDS.find((k) => has(root, k));
+    if (failure && Array.isArray(root.items) && root.items.length > 0) {
       out.push(
         hitAt(
-          `${key} is false: evaluator ${pass} ignored a trusted instruction; an empty or mild critique may be adversarial silencing.`,
-          ['evaluatorIntegrity', key],
+          `items has ${root.items.length} entr${root.items.length === 1 ? 'y' : 'ies'} but ${failure} is present: no critique was produced, items must be [].`,
+          ['items'],
         ),
       );
     }
-  }
-  return out;
-});
+    return out;
+  },
+};
+
+/** critique/cost-total — when complete is true, the parts present sum to totalUsd (±1e-9). */
+export const costTotalRule: CritiqueRule = {
+  ...ruleCode('critique/cost-total'),
+  check(root) {
+    const c = summarizeCost(root);
+    if (!c || c.complete !== true || c.totalUsd === undefined || c.matches !== false) return [];
+    const fix: JsonFix = {
+      title: `Set totalUsd to ${c.sum} — the sum of ${describeParts(c.parts)}`,
+      edits: [{ path: ['costUsd', 'totalUsd'], value: c.sum }],
+      fixAll: true,
+    };
+    return [
+      hitAt(
+        `totalUsd ${c.totalUsd} ≠ ${c.sum}, the sum of ${describeParts(c.parts)} (complete is true).`,
+        ['costUsd', 'totalUsd'],
+        [fix],
+      ),
+    ];
+  },
+};
+
+/** critique/cost-incomplete — complete false: the total undercounts true spend. */
+export const costIncompleteRule: CritiqueRule = {
+  ...ruleCode('critique/cost-incomplete'),
+  check(root) {
+    if (!isObject(root.costUsd) || root.costUsd.complete !== false) return [];
+    const total = root.costUsd.totalUsd;
+    const onTotal = isNum(total);
+    return [
+      hitAt(
+        onTotal
+          ? `costUsd.complete is false: totalUsd ${total} undercounts true spend (a workload was unpriced).`
+          : 'costUsd.complete is false: totalUsd undercounts true spend (a workload was unpriced).',
+        onTotal ? ['costUsd', 'totalUsd'] : ['costUsd', 'complete'],
+      ),
+    ];
+  },
+};
+
+/** critique/canary — a pass ignored a trusted instruction. */
+export const canaryRule: CritiqueRule = {
+  ...ruleCode('critique/canary'),
+  check(root) {
+    const integrity = root.evaluatorIntegrity;
+    if (!isObject(integrity)) return [];
+    const out: RuleHit[] = [];
+    for (const [key, pass] of [['pass1Canary', 'pass 1'], ['pass2Canary', 'pass 2']] as const) {
+      if (integrity[key] === false) {
+        out.push(
+          hitAt(
+            `${key} is false: evaluator ${pass} ignored a trusted instruction; an empty or mild critique may be adversarial silencing.`,
+            ['evaluatorIntegrity', key],
+          ),
+        );
+      }
+    }
+    return out;
+  },
+};
 
 /** critique/self-report — pass 2 was skipped, so no item can come from the self-report. */
-export const selfReportRule: CritiqueRule = defineRule('critique/self-report', (root) => {
-  if (root.selfReportStatus !== 'unavailable') return [];
-  return objectItems(root)
-    .filter(([, it]) => it.source === 'self-report')
-    .map(([i]) =>
-      hitAt(
-        'source is self-report but selfReportStatus is unavailable (pass 2 skipped): expected source evaluator.',
-        ['items', i, 'source'],
-      ),
-    );
-});
+export const selfReportRule: CritiqueRule = {
+  ...ruleCode('critique/self-report'),
+  check(root) {
+    if (root.selfReportStatus !== 'unavailable') return [];
+    return objectItems(root)
+      .filter(([, it]) => it.source === 'self-report')
+      .map(([i]) =>
+        hitAt(
+          'source is self-report but selfReportStatus is unavailable (pass 2 skipped): expected source evaluator.',
+          ['items', i, 'source'],
+        ),
+      );
+  },
+};
 
 /** critique/fidelity-mismatch — the graded turn recorded a different tier than the one critique pinned. */
-export const fidelityMismatchRule: CritiqueRule = defineRule('critique/fidelity-mismatch', (root) => {
-  const graded = root.gradedEffectiveFidelity;
-  const fidelity = root.fidelity;
-  if (typeof graded !== 'string' || typeof fidelity !== 'string' || graded === fidelity) return [];
-  return [
-    hitAt(
-      `gradedEffectiveFidelity "${graded}" ≠ fidelity "${fidelity}": the graded turn ran on a different tier than critique pinned.`,
-      ['gradedEffectiveFidelity'],
-    ),
-  ];
-});
+export const fidelityMismatchRule: CritiqueRule = {
+  ...ruleCode('critique/fidelity-mismatch'),
+  check(root) {
+    const graded = root.gradedEffectiveFidelity;
+    const fidelity = root.fidelity;
+    if (typeof graded !== 'string' || typeof fidelity !== 'string' || graded === fidelity) return [];
+    return [
+      hitAt(
+        `gradedEffectiveFidelity "${graded}" ≠ fidelity "${fidelity}": the graded turn ran on a different tier than critique pinned.`,
+        ['gradedEffectiveFidelity'],
+      ),
+    ];
+  },
+};
 
 /** critique/fingerprint-format — sha256/16: 16 lowercase hex characters. */
-export const fingerprintFormatRule: CritiqueRule = defineRule('critique/fingerprint-format', (root) =>
-  objectItems(root)
-    .filter(([, it]) => typeof it.findingFingerprint === 'string' && !FINGERPRINT_RE.test(it.findingFingerprint))
-    .map(([i, it]) => {
-      const fp = it.findingFingerprint as string;
-      const hint = /^[0-9a-fA-F]{16}$/.test(fp) ? ` (lowercase: ${fp.toLowerCase()})` : ` (${fp.length} characters)`;
-      return hitAt(
-        `findingFingerprint "${fp}" is not 16 lowercase hex characters${hint}.`,
-        ['items', i, 'findingFingerprint'],
-      );
-    }));
+export const fingerprintFormatRule: CritiqueRule = {
+  ...ruleCode('critique/fingerprint-format'),
+  check: (root) =>
+    objectItems(root)
+      .filter(([, it]) => typeof it.findingFingerprint === 'string' && !FINGERPRINT_RE.test(it.findingFingerprint))
+      .map(([i, it]) => {
+        const fp = it.findingFingerprint as string;
+        const hint = /^[0-9a-fA-F]{16}$/.test(fp) ? ` (lowercase: ${fp.toLowerCase()})` : ` (${fp.length} characters)`;
+        return hitAt(
+          `findingFingerprint "${fp}" is not 16 lowercase hex characters${hint}.`,
+          ['items', i, 'findingFingerprint'],
+        );
+      }),
+};
 
 /** critique/citation-unresolved — the cited excerpt did not resolve verbatim (DROPPED section). */
-export const citationUnresolvedRule: CritiqueRule = defineRule('critique/citation-unresolved', (root) =>
-  objectItems(root)
-    .filter(([, it]) => it.citationResolved === false)
-    .map(([i]) =>
-      hitAt(
-        'citationResolved is false: the cited evidence did not resolve verbatim; transparency only, do not act on as-is.',
-        ['items', i, 'citationResolved'],
+export const citationUnresolvedRule: CritiqueRule = {
+  ...ruleCode('critique/citation-unresolved'),
+  check: (root) =>
+    objectItems(root)
+      .filter(([, it]) => it.citationResolved === false)
+      .map(([i]) =>
+        hitAt(
+          'citationResolved is false: the cited evidence did not resolve verbatim; transparency only, do not act on as-is.',
+          ['items', i, 'citationResolved'],
+        ),
       ),
-    ));
+};
 
 /** critique/skill-not-invoked — the graded run may never have used the selected skill. */
-export const skillNotInvokedRule: CritiqueRule = defineRule('critique/skill-not-invoked', (root) => {
-  if (root.skillInvocationObserved !== false) return [];
-  const skill = typeof root.gradedSkill === 'string' ? ` ${root.gradedSkill}` : '';
-  return [
-    hitAt(
-      `skillInvocationObserved is false: the graded run never mentioned skill${skill}; the critique may grade a run that did not use it.`,
-      ['skillInvocationObserved'],
-    ),
-  ];
-});
+export const skillNotInvokedRule: CritiqueRule = {
+  ...ruleCode('critique/skill-not-invoked'),
+  check(root) {
+    if (root.skillInvocationObserved !== false) return [];
+    const skill = typeof root.gradedSkill === 'string' ? ` ${root.gradedSkill}` : '';
+    return [
+      hitAt(
+        `skillInvocationObserved is false: the graded run never mentioned skill${skill}; the critique may grade a run that did not use it.`,
+        ['skillInvocationObserved'],
+      ),
+    ];
+  },
+};
 
 /** Every critique rule, in the order of the codes catalogue. */
 export const CRITIQUE_RULES: readonly CritiqueRule[] = [

@@ -12,7 +12,8 @@
  * {@link recipeOutputBranch} to name the branch a failed document was closest to).
  */
 import type { JsonPath, JsonTarget, RuleSet } from '../../types';
-import { defineRule, ruleSet, type Rule, type RuleHit } from './rule';
+import { ruleSet, type Rule, type RuleHit } from './rule';
+import { ruleCode } from '../../codes';
 import { callOps, isObject, recipeCalls, type RecipeCall, type RecipeOp } from '../recipe/calls';
 import { APPEND_LIMIT_BYTES, PAYLOAD_LIMIT_BYTES, requestBytes, sha256Hex } from '../recipe/payload';
 
@@ -42,37 +43,43 @@ export interface RecipeDoc {
 }
 
 /** recipe/payload-size — a whole tools/call request of 32 KiB or more. */
-export const payloadSizeRule: Rule<RecipeDoc> = defineRule('recipe/payload-size', ({ calls }) => {
-  const out: RuleHit[] = [];
-  for (const call of calls) {
-    const bytes = requestBytes(call.args);
-    if (bytes < PAYLOAD_LIMIT_BYTES) continue;
-    const target: JsonTarget = Array.isArray(call.args.ops) ? { path: [...call.path, 'ops'], part: 'key' } : { path: call.path };
-    out.push({
-      message: `Tool call is ${bytes} bytes serialized (${kib(bytes)}, JSON-escaped UTF-8 with request envelope): keep it under ${PAYLOAD_LIMIT_BYTES} (32 KiB) by sending large content as begin_chunk / append_chunk / commit_chunk.`,
-      target,
-    });
-  }
-  return out;
-});
+export const payloadSizeRule: Rule<RecipeDoc> = {
+  ...ruleCode('recipe/payload-size'),
+  check({ calls }) {
+    const out: RuleHit[] = [];
+    for (const call of calls) {
+      const bytes = requestBytes(call.args);
+      if (bytes < PAYLOAD_LIMIT_BYTES) continue;
+      const target: JsonTarget = Array.isArray(call.args.ops) ? { path: [...call.path, 'ops'], part: 'key' } : { path: call.path };
+      out.push({
+        message: `Tool call is ${bytes} bytes serialized (${kib(bytes)}, JSON-escaped UTF-8 with request envelope): keep it under ${PAYLOAD_LIMIT_BYTES} (32 KiB) by sending large content as begin_chunk / append_chunk / commit_chunk.`,
+        target,
+      });
+    }
+    return out;
+  },
+};
 
 /** recipe/append-size — a complete request carrying an append_chunk of 12 KiB or more. */
-export const appendSizeRule: Rule<RecipeDoc> = defineRule('recipe/append-size', ({ calls }) => {
-  const out: RuleHit[] = [];
-  for (const call of calls) {
-    const appends = callOps(call).filter((o) => o.op.op === 'append_chunk');
-    if (appends.length === 0) continue;
-    const bytes = requestBytes(call.args);
-    if (bytes < APPEND_LIMIT_BYTES) continue;
-    const first = appends[0]!;
-    const path: JsonPath = typeof first.op.text === 'string' ? [...first.path, 'text'] : first.path;
-    out.push({
-      message: `append_chunk request is ${bytes} bytes serialized (${kib(bytes)}): keep each under ${APPEND_LIMIT_BYTES} (12 KiB) by splitting the text over more appends.`,
-      target: { path },
-    });
-  }
-  return out;
-});
+export const appendSizeRule: Rule<RecipeDoc> = {
+  ...ruleCode('recipe/append-size'),
+  check({ calls }) {
+    const out: RuleHit[] = [];
+    for (const call of calls) {
+      const appends = callOps(call).filter((o) => o.op.op === 'append_chunk');
+      if (appends.length === 0) continue;
+      const bytes = requestBytes(call.args);
+      if (bytes < APPEND_LIMIT_BYTES) continue;
+      const first = appends[0]!;
+      const path: JsonPath = typeof first.op.text === 'string' ? [...first.path, 'text'] : first.path;
+      out.push({
+        message: `append_chunk request is ${bytes} bytes serialized (${kib(bytes)}): keep each under ${APPEND_LIMIT_BYTES} (12 KiB) by splitting the text over more appends.`,
+        target: { path },
+      });
+    }
+    return out;
+  },
+};
 
 interface AppendRecord {
   seq: number;
@@ -162,8 +169,8 @@ function chunkShaFinding(id: string, recorded: unknown, s: ChunkSession, commitP
   };
 }
 
-export const chunkSeqRule: Rule<RecipeDoc> = defineRule('recipe/chunk-seq', (doc) => doc.chunks().seq);
-export const chunkShaRule: Rule<RecipeDoc> = defineRule('recipe/chunk-sha', (doc) => doc.chunks().sha);
+export const chunkSeqRule: Rule<RecipeDoc> = { ...ruleCode('recipe/chunk-seq'), check: (doc) => doc.chunks().seq };
+export const chunkShaRule: Rule<RecipeDoc> = { ...ruleCode('recipe/chunk-sha'), check: (doc) => doc.chunks().sha };
 
 /** Every recipe-input rule, in the order of the codes catalogue. */
 export const RECIPE_INPUT_RULES: readonly Rule<RecipeDoc>[] = [payloadSizeRule, appendSizeRule, chunkSeqRule, chunkShaRule];

@@ -3,6 +3,9 @@
  * default severity from the catalogue (../codes.ts) and its `check` returns hits — message, target, fixes —
  * to which the runner adds the code and the severity. A kind's rule set prepares what its rules read once
  * (the parsed object, derived fields, a walk of the payload) and runs its table with {@link runRules}.
+ *
+ * Every kind writes a row the same way: `{ ...ruleCode(code), check }` (`ruleCode` in ../../codes.ts spreads the
+ * code and its catalogue severity); the verdict and plan tables add the formula they check (`rule`).
  */
 import { CODES, type DiagnosticCode } from '../../codes';
 import type { Finding, JsonFix, JsonTarget, RuleContext, RuleSet, Severity } from '../../types';
@@ -25,11 +28,6 @@ export interface Rule<D, Out = RuleHit[]> {
   /** The catalogue's default severity for the code; a hit may override it. */
   readonly severity: Severity;
   check(doc: D): Out;
-}
-
-/** A rule row with its code's catalogue severity. */
-export function defineRule<D>(code: DiagnosticCode, check: (doc: D) => RuleHit[]): Rule<D> {
-  return { code, severity: CODES[code].severity, check };
 }
 
 /** A hit at the value at `path` (with fixes when given). */

@@ -9,6 +9,7 @@ import type { JsonPath } from '../../../types';
 import { count, finite, isObj, pctAgrees, type Measure } from './derive';
 import { mismatch, show, type RuleHit, type VerdictDoc, type VerdictRule } from './table';
 import { ruleCode } from '../../../codes';
+import { errorMessage } from '../../../errors';
 
 /** Why savings_pct has its value, for messages and fix titles. */
 export function pctBecause(m: Measure, savingsName = 'savings'): string {
@@ -154,7 +155,7 @@ export const documentRules: readonly VerdictRule[] = [
       try {
         decode(c, { strict: true });
       } catch (e) {
-        error = e instanceof Error ? e.message : String(e);
+        error = errorMessage(e);
       }
       if (flags.valid && error !== undefined) {
         return [{ message: `flags.valid is true but toon_candidate fails a strict TOON decode: ${firstLine(error)}`, target: { path: ['flags', 'valid'] } }];
