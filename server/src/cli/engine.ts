@@ -177,8 +177,8 @@ function summary(v: VerdictV1, name: string, findings?: string[]): string {
 }
 
 function planTable(plan: PlanResult, name: string, source: string): string {
-  const v = plan.verdict;
-  const cp = v.context_plan!;
+  // The sections' plan alone: the whole-document verdict (its composed candidate) is not shown here.
+  const cp = plan.contextPlan;
   const rows = cp.sections.map((s, i) => {
     const heading = s.kind === 'section' ? s.heading ?? '' : `(${s.kind})`;
     const m = s.measured_chars;
@@ -387,6 +387,8 @@ export const runPlan = command('plan', { ...COMMON, out: { type: 'string' }, del
     io.stdout(planTable(plan, input.name, input.text));
     if (out !== undefined) io.stdout(`wrote ${out}\n`);
   }
+  // Read only for --fail-on: a text plan builds no whole-document verdict it does not print.
+  if (!failOn.length) return 0;
   const cp = plan.verdict.context_plan!;
   const verdicts = [plan.verdict.verdict, ...cp.sections.map((s) => s.verdict).filter((x): x is NonNullable<typeof x> => x !== null)];
   const warnings = [...plan.verdict.warnings, ...cp.sections.flatMap((s) => s.warnings)];
