@@ -61,10 +61,29 @@ const lazyEncodings = {
   },
 };
 
+/**
+ * The CLI's commands are their own bundles, `dist/cli-<module>.js`, one per module the command table of
+ * server/src/cli/main.ts imports on demand (`import('./check')` …): dist/cli.js holds only the entry (arguments,
+ * help, version), so a run reads and compiles the code of its own command and no other (`--version` compiles no
+ * command at all). A command bundle carries its own copy of the core it uses; only one is loaded per process.
+ */
+const CLI_MAIN = 'server/src/cli/main.ts';
+const cliCommandModules = [...new Set([...readFileSync(CLI_MAIN, 'utf8').matchAll(/\bimport\('\.\/([A-Za-z0-9_-]+)'\)/g)].map((m) => m[1]))];
+const cliCommands = {
+  name: 'cli-commands',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/[A-Za-z0-9_-]+$/ }, (args) =>
+      args.kind === 'dynamic-import' && resolve(args.importer) === resolve(CLI_MAIN) && cliCommandModules.includes(args.path.slice(2)) ? { path: `./cli-${args.path.slice(2)}.js`, external: true } : undefined,
+    );
+  },
+};
+
 const entries = [
   { entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] },
   { entryPoints: ['server/src/server.ts'], outfile: 'dist/server.js', plugins: [lazyEncodings] },
-  { entryPoints: ['server/src/cli/main.ts'], outfile: 'dist/cli.js', plugins: [lazyEncodings] },
+  // (`dynamic-import: false`: a command bundle is required, not imported through Node's ESM loader)
+  { entryPoints: [CLI_MAIN], outfile: 'dist/cli.js', plugins: [lazyEncodings, cliCommands], supported: { 'dynamic-import': false } },
+  ...cliCommandModules.map((m) => ({ entryPoints: [`server/src/cli/${m}.ts`], outfile: `dist/cli-${m}.js`, plugins: [lazyEncodings, cliCommands], supported: { 'dynamic-import': false } })),
   // The library: read by people, so never minified.
   { entryPoints: ['server/src/core/index.ts'], outfile: 'dist/lib.js', plugins: [lazyEncodings], minify: false },
   ...ENCODINGS.map((e) => ({ stdin: { contents: encodingEntry(e), resolveDir: process.cwd(), sourcefile: `tokenizer-${e}.js`, loader: 'js' }, outfile: `dist/tokenizer-${e}.js` })),

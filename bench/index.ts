@@ -4,7 +4,7 @@
  * Results go to .bench-data/results.json; `--write-readme` then runs bench/report.ts, which writes the
  * README's performance table and docs/performance.md from that file (never edit the table by hand).
  *
- *   npm run bench -- [--runs N] [--only json,lsp,report,markdown,tokens,markdown-lsp,context,findings] [--write-readme]
+ *   npm run bench -- [--runs N] [--only json,lsp,report,markdown,tokens,cold,markdown-lsp,context,findings] [--write-readme]
  *
  * Inputs are generated from fixed seeds into .bench-data/ (see data.ts). Nothing here asserts timings.
  * Needs `npm run build` (npm run bench does it): the CLI, the server and its worker are the built ones.
@@ -20,6 +20,7 @@ import { cliRows, lspDiagnosticsRows, reportLspRows } from './json-lsp.bench';
 import { markdownRows } from './markdown.bench';
 import { paragraphEditPoints } from './markdown-gen';
 import { tokenRows } from './tokens.bench';
+import { coldRows } from './cold.bench';
 import { contextRows } from './context.bench';
 import { collectionReport, sampleReport } from './findings.bench';
 import { markdownTable, row, time, type BenchRow } from './stats';
@@ -30,7 +31,7 @@ function arg(name: string): string | undefined {
 }
 
 const runs = Math.max(3, Number(arg('runs') ?? 5));
-const only = new Set((arg('only') ?? 'json,lsp,report,markdown,tokens,markdown-lsp,context,findings').split(','));
+const only = new Set((arg('only') ?? 'json,lsp,report,markdown,tokens,cold,markdown-lsp,context,findings').split(','));
 const log = (s: string) => console.log(s);
 
 export interface Machine {
@@ -119,6 +120,10 @@ async function main(): Promise<void> {
   if (only.has('tokens')) {
     log('\nReal tokens: cost of counting, and the corpus figures');
     rows.push(...(await tokenRows(markdown1MB(), runs, log)));
+  }
+  if (only.has('cold')) {
+    log('\nCold plans: in process against a plain count, and CLI start-up');
+    rows.push(...(await coldRows(runs, log)));
   }
   if (only.has('markdown-lsp')) {
     log('\nMarkdown: language server round trips');

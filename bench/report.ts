@@ -129,6 +129,12 @@ How each figure is taken (\`bench/index.ts\` and the modules it calls; inputs fr
   repeated to 1 MB (in-process) and 4.2 MB (LSP), each copy's headings numbered so no section repeats, and
   edited at the end of a top-level paragraph's first line (\`corpusMarkdownDocument\`, \`paragraphEditPoints\`).
   Only the headings differ between copies, so a section body recurs once per copy (≈ 220 KB apart).
+- **cold plans** (\`bench/cold.bench.ts\`): \`plan --json\` in process (\`planOnce\`, the whole-document verdict,
+  \`JSON.stringify\`) against gpt-tokenizer's own \`countTokens\` (o200k_base) of the same text, both from an empty
+  merge cache, alternating. **CLI start-up**: \`toonlens --version\` and \`toonlens plan\` on a 2.4 KB corpus agent
+  file spawned (to the first byte on stdout, and to exit), alternating with \`node -e 0\` and a \`node\` that only
+  requires \`dist/tokenizer-o200k_base.js\` (the bundle the CLI loads) and counts the file; the anchor of the plan
+  rows is the two added run by run (the goal: the CLI's own start costs at most one more bare node start).
 
 ${keep}`;
 }

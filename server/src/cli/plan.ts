@@ -10,8 +10,8 @@ import { displayWidth, truncateToWidth } from './textWidth';
 import { COMMON, DELIMITERS, EXIT_LINE, TOKEN_OPTIONS, engineCommand, engineOptions, failOnList, failOnMatches, pct, readInput, tokenApprox, writeFileAtomic } from './engineArgs';
 
 function planTable(plan: PlanResult, name: string, source: string): string {
-  const v = plan.verdict;
-  const cp = v.context_plan!;
+  // The sections' plan alone: the whole-document verdict (its composed candidate) is not shown here.
+  const cp = plan.contextPlan;
   const rows = cp.sections.map((s, i) => {
     const heading = s.kind === 'section' ? s.heading ?? '' : `(${s.kind})`;
     const m = s.measured_chars;
@@ -80,6 +80,8 @@ export const run = engineCommand('plan', HELP, { ...COMMON, out: { type: 'string
     io.stdout(planTable(plan, input.name, input.text));
     if (out !== undefined) io.stdout(`wrote ${out}\n`);
   }
+  // Read only for --fail-on: a text plan builds no whole-document verdict it does not print.
+  if (!failOn.length) return 0;
   const cp = plan.verdict.context_plan!;
   const verdicts = [plan.verdict.verdict, ...cp.sections.map((s) => s.verdict).filter((x): x is NonNullable<typeof x> => x !== null)];
   const warnings = [...plan.verdict.warnings, ...cp.sections.flatMap((s) => s.warnings)];
