@@ -39,7 +39,7 @@ function planTable(plan: PlanResult, name: string, source: string): string {
   if (compact.edits.length) {
     const tok = tokenizer(plan.tokenizer);
     const saved = tok.count(source) - tok.count(compact.text);
-    out.push(`compact tables (markdown kept, same HTML): ${compact.edits.length} table${compact.edits.length === 1 ? '' : 's'}, ${source.length} → ${compact.text.length} chars, tokens saved ${tokenApprox(tok.estimator)}${saved}`);
+    out.push(`compact tables (markdown kept, same HTML): ${compact.edits.length} table${compact.edits.length === 1 ? '' : 's'}, ${formatInt(source.length)} → ${formatInt(compact.text.length)} chars, tokens saved ${tokenApprox(tok.estimator)}${formatInt(saved)}`);
   }
   out.push(`hybrid recommended: ${cp.recommend_hybrid ? 'yes' : 'no'}; safe to auto-apply: ${cp.safe_to_auto_apply ? 'yes' : 'no'}; reassembly verified: ${cp.reassembly_verified ? 'yes' : 'no'}`);
   return out.join('\n') + '\n';
