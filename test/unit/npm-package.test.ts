@@ -2,8 +2,10 @@
  * The npm package installs as the README says and runs: `npm run release` (scripts/release.mjs) on a copy of the
  * sources, `npm install -g ./release/toonlens-<v>.tgz --prefix <tmp> --offline` (the package has no runtime
  * dependency, so no registry is asked), then the installed binaries: `toonlens` (--version, --help, every command's
- * --help, real commands on real files), `toonlens-language-server` (--help, --version, an LSP initialize over
- * stdio), and the library (`require('toonlens')`, and its declarations type-check a strict consumer).
+ * --help — the list is the CLI's own — and every command on real files: check, check --fix, profile, convert, plan,
+ * validate, decode, apply, schema-diff, context, and mcp answering initialize and a tool call over stdio),
+ * `toonlens-language-server` (--help, --version, an LSP initialize over stdio), and the library
+ * (`require('toonlens')`, and its declarations type-check a strict consumer).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +14,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../paths';
+import { COMMANDS } from '../../server/src/cli/main';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** What `npm run release` needs of the repository (its build reads the sources). */
@@ -60,7 +63,9 @@ test('npm run release → npm install -g the tarball offline → every command, 
     const help = toonlens(['--help']);
     assert.equal(help.status, 0);
     assert.match(help.stdout, /^toonlens \d+\.\d+\.\d+ — /);
-    for (const c of ['check', 'profile', 'convert', 'plan', 'validate', 'decode', 'apply', 'schema-diff']) {
+    // Every command the CLI dispatches, so a command added later is covered without editing this list.
+    assert.deepEqual([...COMMANDS].sort(), ['apply', 'check', 'context', 'convert', 'decode', 'mcp', 'plan', 'profile', 'schema-diff', 'validate']);
+    for (const c of COMMANDS) {
       const h = toonlens([c, '--help']);
       assert.equal(h.status, 0, `${c} --help: ${h.stderr}`);
       assert.match(h.stdout, new RegExp(`^Usage: toonlens ${c}[\\s\\S]*Examples:`), c);
@@ -94,6 +99,29 @@ test('npm run release → npm install -g the tarball offline → every command, 
     assert.match(stdin.stdout, /^notes\.md:4:1 error toon\/fence-decode /m);
     const apply = toonlens(['apply', 'examples/golden/valid-report.json', '--dry-run']);
     assert.ok(apply.status === 0 || apply.status === 1, apply.stderr);
+    // check --fix with the config's opt-in Compact table: the bundle writes it through its verified writer.
+    mkdirSync(join(work, 'fixme'));
+    writeFileSync(join(work, 'fixme', '.toonlens.json'), '{ "fix": { "compactTables": true } }\n');
+    writeFileSync(join(work, 'fixme', 'table.md'), '# T\n\n| key   | value |\n| ----- | ----: |\n| a     | 1     |\n');
+    const fix = toonlens(['check', '--fix', 'fixme']);
+    assert.equal(fix.status, 0, fix.stderr);
+    assert.equal(readFileSync(join(work, 'fixme', 'table.md'), 'utf8'), '# T\n\n|key|value|\n|-|-:|\n|a|1|\n');
+    assert.match(fix.stderr, /; 1 fix applied in 1 file$/m);
+    const context = toonlens(['context', 'examples', '--json']);
+    assert.equal(context.status, 0, context.stderr);
+    assert.equal((JSON.parse(context.stdout) as { schema_version: string }).schema_version, 'context.v1');
+    // mcp over stdio (newline-delimited JSON-RPC): initialize, then a tool call; it exits when stdin ends.
+    const rpc = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'install-test', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'check', arguments: { text: '# A\n\n```toon\nitems[3]: a,b\n```\n', kind: 'markdown' } } },
+    ];
+    const mcp = spawnSync(bin, ['mcp'], { cwd: work, env, encoding: 'utf8', input: rpc.map((m) => JSON.stringify(m)).join('\n') + '\n', timeout: 60_000 });
+    assert.equal(mcp.status, 0, mcp.stderr);
+    const replies = mcp.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result?: { serverInfo?: { name: string; version: string }; structuredContent?: { files: { diagnostics: { code: string }[] }[] } } });
+    assert.deepEqual(replies.map((r) => r.id), [1, 2]);
+    assert.deepEqual([replies[0]!.result?.serverInfo?.name, replies[0]!.result?.serverInfo?.version], ['toonlens', version]);
+    assert.deepEqual(replies[1]!.result?.structuredContent?.files[0]!.diagnostics.map((d) => d.code), ['toon/fence-decode']);
     const missing = toonlens(['plan', 'nope.md', '--json']);
     assert.equal(missing.status, 1);
     assert.equal((JSON.parse(missing.stdout) as { error: { code: string } }).error.code, 'input_not_found');

@@ -1,5 +1,5 @@
 /**
- * `toonlens check [--format text|json|sarif] [--fix] [--kind KIND] <files|dirs|globs…|->`:
+ * `toonlens check [--format text|json|sarif] [--fix | --fix-dry-run] [--kind KIND] <files|dirs|globs…|->`:
  * the editor's diagnostics for agent JSON, in CI. Exit 0: no error; 1: some error (or more warnings than
  * --max-warnings); 2: usage or I/O error.
  */
@@ -27,7 +27,7 @@ import { isInside } from '../core/agentJson/report/paths';
 import { ConfigLoader, ignoredByConfig, readConfigFile, type LoadedConfig } from '../node/config';
 import { applyRuleLevels, CONFIG_FILE_NAME, configDiagnostics } from '../core/config';
 import { toonFileDiagnostics } from '../core/markdown/diagnostics';
-import { markdownFindings } from './findings';
+import { markdownFindings, markdownFixes } from './findings';
 import { isMarkdownPath, isToonPath } from '../core/files';
 import { hintedPositions, LineIndex, type LineHints } from '../core/lineIndex';
 import { DOCUMENT_KINDS, type CoreDiagnostic, type DocumentKind, type JsonFix, type WorkspaceReader } from '../core/types';
@@ -57,7 +57,10 @@ Options:
   --stdin                    read one document from standard input (same as '-')
   --stdin-filename NAME      the name standard input is checked as (picks markdown, .toon or the JSON
                              kind, and the .toonlens.json; default <stdin>, checked as JSON)
-  --fix                      apply every unattended fix to the files, then report what remains
+  --fix                      apply every unattended fix to the files, then report what remains (and the
+                             opt-in fixes .toonlens.json "fix" turns on, e.g. compactTables)
+  --fix-dry-run              the same fixes, written nowhere: reports what would remain (JSON: the fixed
+                             text as "output"); works on standard input
   --exit-zero                exit 0 even when errors are found (bad arguments and I/O errors still exit 2)
   --kind KIND                treat every JSON file as this kind (${DOCUMENT_KINDS.join(', ')})
   --max-file-size-mb N       skip larger files with an info diagnostic (default 50, at most 64)
@@ -77,6 +80,7 @@ Examples:
   toonlens check --ignore 'vendor/**' --max-warnings 0 .
   cat AGENTS.md | toonlens check --stdin-filename AGENTS.md -
   toonlens check --fix --kind verdict out/plan.json
+  toonlens check --fix-dry-run docs/
 
 Exit status: 0 no error (or --exit-zero), 1 at least one error diagnostic or more warnings than
 --max-warnings, 2 on an error (bad_request, input_not_found, io).
@@ -87,6 +91,8 @@ type Format = 'text' | 'json' | 'sarif';
 interface CheckArgs {
   format: Format;
   fix: boolean;
+  /** Compute the fixes and report what would remain, writing nothing (ESLint's --fix-dry-run). */
+  fixDryRun: boolean;
   /** Report errors but exit 0 (a demo or a report-only CI step). */
   exitZero?: boolean;
   kind?: DocumentKind;
@@ -106,6 +112,7 @@ interface CheckArgs {
 const CHECK_OPTIONS: OptionDefs = {
   format: { type: 'string', choices: ['text', 'json', 'sarif'] },
   fix: { type: 'boolean' },
+  'fix-dry-run': { type: 'boolean' },
   'exit-zero': { type: 'boolean' },
   kind: { type: 'string', choices: DOCUMENT_KINDS },
   'max-file-size-mb': { type: 'string' },
@@ -121,7 +128,8 @@ const CHECK_OPTIONS: OptionDefs = {
 };
 
 function checkArgs(p: ParsedArgs): ParsedArgs & CheckArgs {
-  const out: CheckArgs = { format: (stringValue(p, 'format') as Format | undefined) ?? 'text', fix: flag(p, 'fix'), targets: p.positionals, quiet: flag(p, 'quiet'), ignore: listValue(p, 'ignore'), gitignore: !flag(p, 'no-gitignore') };
+  const out: CheckArgs = { format: (stringValue(p, 'format') as Format | undefined) ?? 'text', fix: flag(p, 'fix'), fixDryRun: flag(p, 'fix-dry-run'), targets: p.positionals, quiet: flag(p, 'quiet'), ignore: listValue(p, 'ignore'), gitignore: !flag(p, 'no-gitignore') };
+  if (out.fix && out.fixDryRun) throw usageError('--fix and --fix-dry-run cannot be used together');
   if (flag(p, 'exit-zero')) out.exitZero = true;
   const kind = stringValue(p, 'kind');
   if (kind !== undefined) out.kind = kind as DocumentKind;
@@ -163,6 +171,8 @@ export interface FileReport {
   /** The agent-JSON kind, `markdown`, `toon` or `config` (a .toonlens.json); null for a named file that is none of them. */
   kind: DocumentKind | 'markdown' | 'toon' | 'config' | null;
   diagnostics: { code: string; severity: CoreDiagnostic['severity']; message: string; range: { start: Position; end: Position }; related?: { message: string; range: { start: Position; end: Position } }[] }[];
+  /** With --fix-dry-run, the file's text after the fixes (only when a fix applies; ESLint's `output`). */
+  output?: string;
 }
 interface Position {
   line: number;
@@ -227,11 +237,15 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
   const paint = io.color && !args.outputFile && args.format === 'text' ? COLORS : NO_COLORS;
   const workspaces = new Map<string, WorkspaceReader | undefined>();
   const contexts = new ContextDiagnosticsByRoot();
-  /** Adds one checked file's diagnostics to the output. */
-  const record = (abs: string, kind: FileReport['kind'], text: string | undefined, diagnostics: CoreDiagnostic[], lineHints?: CheckResult['lineHints']): void => {
+  const fixing = args.fix || args.fixDryRun;
+  /** Fixes applied (or, with --fix-dry-run, that would be) and the files they changed. */
+  const fixTotals = { fixes: 0, files: 0 };
+  /** Adds one checked file's diagnostics (and with --fix-dry-run its fixed text) to the output. */
+  const record = (abs: string, kind: FileReport['kind'], text: string | undefined, diagnostics: CoreDiagnostic[], lineHints?: CheckResult['lineHints'], output?: string): void => {
     const rel = display(io.cwd, abs);
     const toPosition = positionMapper(text, lineHints);
     const report: FileReport = { file: rel, kind, diagnostics: [] };
+    if (output !== undefined) report.output = output;
     for (const d of diagnostics) {
       counts[d.severity]++;
       if (args.quiet && d.severity !== 'error') continue;
@@ -291,9 +305,21 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
         record(abs, kind, '', applyRuleLevels([{ code: TOO_LARGE_CODE, severity: 'info' as const, message: `Not checked: ${(size / 1048576).toFixed(1)} MB is over the ${limitMB} MB limit (toonlens.maxFileSizeMB)`, range: { start: 0, end: 0 } }], rules));
         continue;
       }
-      const text = decodeText(bytes);
+      let text = decodeText(bytes);
+      let output: string | undefined;
       let diagnostics: CoreDiagnostic[];
       try {
+        // The opt-in fixes first (.toonlens.json `fix`), so the findings are those of the text as it is left.
+        const fixed = kind === 'markdown' && fixing ? markdownFixes(text, loaded) : undefined;
+        if (fixed && fixed.fixes > 0) {
+          const done = writeFixed({ abs, bytes, root, next: fixed.text, fixes: fixed.fixes, what: fixed.what, dryRun: args.fixDryRun }, io);
+          if (done) {
+            fixTotals.fixes += fixed.fixes;
+            fixTotals.files++;
+            text = fixed.text;
+            if (args.fixDryRun) output = text;
+          } else ioError = true;
+        }
         diagnostics = kind === 'markdown' ? markdownFindings(text, stdinBytes && !args.stdin?.name ? undefined : abs, loaded, { tokenNotes: flag(p, 'token-notes') }) : applyRuleLevels(toonFileDiagnostics(text), rules);
       } catch (err) {
         checked--;
@@ -307,7 +333,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
         const context = await contexts.forFile(contextRoot, abs, configs.forDir(contextRoot, contextRoot).config);
         if (context.length) diagnostics = [...diagnostics, ...applyRuleLevels(context, rules)].sort((a, b) => a.range.start - b.range.start);
       }
-      record(abs, kind, text, diagnostics);
+      record(abs, kind, text, diagnostics, undefined, output);
       continue;
     }
     let result: CheckResult;
@@ -330,13 +356,19 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
     }
     checked++;
 
-    if (args.fix && bytes) {
-      const fixed = fixFile(abs, bytes, root, result, opts, io);
+    let output: string | undefined;
+    if (fixing && bytes) {
+      const fixed = fixFile(abs, bytes, root, result, opts, io, args.fixDryRun);
       if (fixed === 'io-error') ioError = true;
-      else if (fixed) result = fixed;
+      else if (fixed) {
+        fixTotals.fixes += fixed.fixes;
+        fixTotals.files++;
+        result = fixed.result;
+        if (args.fixDryRun) output = fixed.text;
+      }
     }
 
-    record(abs, result.kind ?? null, result.text, applyRuleLevels(result.diagnostics, rules), result.lineHints ?? EMPTY_HINTS);
+    record(abs, result.kind ?? null, result.text, applyRuleLevels(result.diagnostics, rules), result.lineHints ?? EMPTY_HINTS, output);
   }
 
   progress.done();
@@ -353,7 +385,7 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
       throw new CliError('io', `cannot write ${args.outputFile}: ${e instanceof WriteRefused ? e.message : ((e as NodeJS.ErrnoException).code ?? (e as Error).message)}`);
     }
   }
-  if (args.format === 'text' || args.outputFile) io.stderr(summaryLine(checked, counts, args.quiet) + '\n');
+  if (args.format === 'text' || args.outputFile) io.stderr(summaryLine(checked, counts, args.quiet, fixing ? { ...fixTotals, dryRun: args.fixDryRun } : undefined) + '\n');
   const tooManyWarnings = args.maxWarnings !== undefined && counts.warning > args.maxWarnings;
   if (tooManyWarnings) io.stderr(`toonlens check: ${counts.warning} warning${counts.warning === 1 ? '' : 's'}, more than --max-warnings ${args.maxWarnings}\n`);
   if (ioError) return 2;
@@ -363,10 +395,14 @@ export const run = defineCommand({ name: 'check', options: CHECK_OPTIONS, help: 
 /** The name standard input is reported under without --stdin-filename. */
 const STDIN_NAME = '<stdin>';
 
-/** `N documents checked: E errors, W warnings, I infos, H hints` (every severity, --quiet or not). */
-export function summaryLine(checked: number, counts: Record<CoreDiagnostic['severity'], number>, quiet = false): string {
+/**
+ * `N documents checked: E errors, W warnings, I infos, H hints` (every severity, --quiet or not; the counts are of
+ * what remains after the fixes), then with --fix `; F fixes applied in N files` (`would apply`: --fix-dry-run).
+ */
+export function summaryLine(checked: number, counts: Record<CoreDiagnostic['severity'], number>, quiet = false, fixed?: { fixes: number; files: number; dryRun: boolean }): string {
   const n = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
-  return `${n(checked, 'document')} checked: ${n(counts.error, 'error')}, ${n(counts.warning, 'warning')}, ${n(counts.info, 'info')}, ${n(counts.hint, 'hint')}${quiet && counts.warning + counts.info + counts.hint > 0 ? ' (only errors shown: --quiet)' : ''}`;
+  const fixes = fixed ? `; ${fixed.fixes} fix${fixed.fixes === 1 ? '' : 'es'} ${fixed.dryRun ? 'would apply' : 'applied'}${fixed.fixes ? ` in ${n(fixed.files, 'file')}` : ''}` : '';
+  return `${n(checked, 'document')} checked: ${n(counts.error, 'error')}, ${n(counts.warning, 'warning')}, ${n(counts.info, 'info')}, ${n(counts.hint, 'hint')}${fixes}${quiet && counts.warning + counts.info + counts.hint > 0 ? ' (only errors shown: --quiet)' : ''}`;
 }
 
 type Paint = Record<CoreDiagnostic['severity'] | 'path' | 'code', (s: string) => string>;
@@ -431,27 +467,69 @@ function notChecked(io: CliIO, abs: string, err: unknown): true {
 }
 
 /**
- * Applies the unattended fixes and writes the file through the one verified atomic writer
- * (node/safeWrite.ts): only inside the file's repository (else the cwd, else its folder), never into .git,
- * only while the file still has the bytes that were checked, keeping its mode; a symlinked file is
- * written through to its target. Returns the re-check, undefined when nothing changed.
+ * Applies the unattended fixes of a JSON check and writes the file (see {@link writeFixed}). Returns the re-check
+ * and the fixed text, undefined when nothing changed.
  */
-function fixFile(abs: string, bytes: Uint8Array, root: string, result: CheckResult, opts: CheckOptions, io: CliIO): CheckResult | undefined | 'io-error' {
+function fixFile(abs: string, bytes: Uint8Array, root: string, result: CheckResult, opts: CheckOptions, io: CliIO, dryRun: boolean): { result: CheckResult; text: string; fixes: number } | undefined | 'io-error' {
   const fixes: JsonFix[] = result.diagnostics.flatMap((d) => d.fixes ?? []).filter((f) => f.fixAll);
   if (fixes.length === 0 || result.text === undefined) return undefined;
   const next = applyFixes(result.text, fixes);
   if (next === result.text) return undefined;
-  const writeRoot = realRoot(isInside(root, abs) ? root : dirname(abs));
+  if (!writeFixed({ abs, bytes, root, next, fixes: fixes.length, what: `${fixes.length} fix${fixes.length === 1 ? '' : 'es'}`, dryRun }, io)) return 'io-error';
+  return { result: checkBytes(new TextEncoder().encode(next), opts), text: next, fixes: fixes.length };
+}
+
+interface FixedFile {
+  abs: string;
+  /** The bytes that were checked: the file is replaced only while it still has them. */
+  bytes: Uint8Array;
+  root: string;
+  next: string;
+  fixes: number;
+  /** What the fixes were, for the `fixed PATH (…)` line. */
+  what: string;
+  /** --fix-dry-run: say what would be written, write nothing. */
+  dryRun: boolean;
+}
+
+/**
+ * Writes a fixed file through the one verified atomic writer (node/safeWrite.ts): only inside the file's
+ * repository (else its folder), never into .git, only while the file still has the bytes that were checked,
+ * keeping its mode; a symlinked file is written through to its target. A file that is not valid UTF-8 is never
+ * rewritten (its invalid bytes would be lost). Standard input and --fix-dry-run write nothing. Returns false on
+ * a refused or failed write (one line on stderr; the run exits 2).
+ */
+function writeFixed(f: FixedFile, io: CliIO): boolean {
+  const shown = display(io.cwd, f.abs);
+  if (!isUtf8(f.bytes)) {
+    io.stderr(`toonlens check: not fixed '${shown}': not valid UTF-8 (rewriting it would replace the invalid bytes)\n`);
+    return false;
+  }
+  if (f.dryRun) {
+    io.stderr(`toonlens check: would fix ${shown} (${f.what})\n`);
+    return true;
+  }
+  const writeRoot = realRoot(isInside(f.root, f.abs) ? f.root : dirname(f.abs));
   try {
-    if (writeRoot === undefined) throw new WriteRefused(`its folder ${root} does not exist`);
-    replaceFile(writeRoot, abs, sha256Hex(bytes), new TextEncoder().encode(next));
+    if (writeRoot === undefined) throw new WriteRefused(`its folder ${f.root} does not exist`);
+    replaceFile(writeRoot, f.abs, sha256Hex(f.bytes), new TextEncoder().encode(f.next));
   } catch (err) {
     const why = err instanceof WriteRefused ? err.message : ((err as NodeJS.ErrnoException).code ?? String(err));
-    io.stderr(`toonlens check: not fixed '${display(io.cwd, abs)}': ${why}\n`);
-    return 'io-error';
+    io.stderr(`toonlens check: not fixed '${shown}': ${why}\n`);
+    return false;
   }
-  io.stderr(`toonlens check: fixed ${display(io.cwd, abs)} (${fixes.length} fix${fixes.length === 1 ? '' : 'es'})\n`);
-  return checkBytes(new TextEncoder().encode(next), opts);
+  io.stderr(`toonlens check: fixed ${shown} (${f.what})\n`);
+  return true;
+}
+
+/** Whether bytes are valid UTF-8 (a BOM allowed). */
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A JSON check without located findings: its few positions come from one sweep, not a line table. */

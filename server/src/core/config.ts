@@ -60,6 +60,14 @@ export interface ToonLensConfig {
    * by name and location (core/files.ts isAgentFile): they get the agent-file advice too.
    */
   agentFiles: string[];
+  /** The opt-in fixes `toonlens check --fix` applies beyond the unattended ones (docs/config.md#fix). */
+  fix?: FixConfig;
+}
+
+/** `.toonlens.json` `fix`: each key turns on one fix that changes a file's form, never its meaning. */
+export interface FixConfig {
+  /** Compact table on every markdown table whose rendered HTML stays identical. */
+  compactTables?: boolean;
 }
 
 export const EMPTY_CONFIG: Readonly<ToonLensConfig> = Object.freeze({ rules: {}, documentKinds: {}, ignore: [], agentFiles: [] });
@@ -154,6 +162,7 @@ export function normalizeConfig(raw: unknown): ToonLensConfig {
     ignore: Array.isArray(o.ignore) ? o.ignore.filter((g): g is string => typeof g === 'string' && g !== '') : [],
     agentFiles: Array.isArray(o.agentFiles) ? o.agentFiles.filter((g): g is string => typeof g === 'string' && g !== '') : [],
     ...(isObject(o.contextBudget) ? { contextBudget: normalizeBudget(o.contextBudget) } : {}),
+    ...(isObject(o.fix) && typeof o.fix.compactTables === 'boolean' ? { fix: { compactTables: o.fix.compactTables } } : {}),
   };
 }
 

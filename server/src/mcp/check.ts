@@ -12,7 +12,7 @@ import type { CoreDiagnostic, DocumentKind, JsonFix } from '../core/types';
 import { ConfigLoader } from '../node/config';
 import { createNodeWorkspace } from '../node/workspace';
 import { positionMapper, type FileReport } from '../cli/check';
-import { markdownFindings } from '../cli/findings';
+import { markdownFindings, markdownFixes } from '../cli/findings';
 
 export type TextKind = DocumentKind | 'markdown' | 'toon';
 
@@ -101,8 +101,16 @@ export interface FixResult {
   remaining: FileReport;
 }
 
-/** `check --fix` without the write: every derived-field fix applied to the text, then the re-check. */
+/**
+ * `check --fix` without the write: every derived-field fix applied to the text (on markdown, the opt-in fixes its
+ * `.toonlens.json` turns on), then the re-check.
+ */
 export function fixText(text: string, opts: TextCheck): FixResult {
+  if ((opts.kind ?? (isMarkdownPath(opts.abs) ? 'markdown' : undefined)) === 'markdown') {
+    const fixed = markdownFixes(text, new ConfigLoader().forFile(opts.abs));
+    if (fixed.fixes === 0) return { text, changed: false, fixes: 0, remaining: checkText(text, opts) };
+    return { text: fixed.text, changed: true, fixes: fixed.fixes, remaining: checkText(fixed.text, opts) };
+  }
   const first = checkTextWithFixes(text, opts);
   if (first.fixes.length === 0 || first.jsonText === undefined) return { text, changed: false, fixes: 0, remaining: first.report };
   const next = applyFixes(first.jsonText, first.fixes);

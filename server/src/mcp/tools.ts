@@ -145,8 +145,8 @@ const tools: Tool[] = [
   },
   {
     name: 'fix',
-    title: 'Apply every derived-field fix to a document (returns text, never writes)',
-    description: 'Applies every unattended fix `toonlens check --fix` would apply (derived fields recomputed) to the document and returns the new text and what remains. Never writes a file.',
+    title: 'Apply every fix `check --fix` would to a document (returns text, never writes)',
+    description: 'Applies every fix `toonlens check --fix` would apply (derived fields recomputed; on markdown, the opt-in fixes the `.toonlens.json` `fix` turns on, such as compactTables) to the document and returns the new text and what remains. Never writes a file.',
     inputSchema: SCHEMAS.fix.input,
     outputSchema: SCHEMAS.fix.output,
     annotations: READ_ONLY,
