@@ -87,7 +87,7 @@ describe('toonlens profile/convert/plan', () => {
     const table = await run(['plan', config, '--out', path.join(dir, 'hybrid.md')]);
     assert.equal(table.code, 0);
     assert.match(table.out, /section\s+profile\s+verdict/);
-    assert.match(table.out, /net: 32319 → \d+ chars/);
+    assert.match(table.out, /net: 32,319 → [\d,]+ chars/);
     assert.match(table.out, /hybrid recommended: yes/);
     const json: Json = JSON.parse((await run(["plan", config, "--json"])).out);
     assert.equal(json.schema_version, '1.1');
