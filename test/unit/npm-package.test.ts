@@ -81,7 +81,7 @@ test('npm run release → npm install -g the tarball offline → every command, 
     assert.equal(toonlens(['profile', md, '--json']).status, 0);
     const plan = toonlens(['plan', 'examples/markdown/config-table.md']);
     assert.equal(plan.status, 0, plan.stderr);
-    assert.match(plan.stdout, /net: \d+ → \d+ chars/);
+    assert.match(plan.stdout, /net: [\d,]+ → [\d,]+ chars/);
     // Both encodings load from their own bundles next to dist/cli.js.
     const cl100k = toonlens(['plan', 'examples/markdown/config-table.md', '--tokenizer', 'cl100k_base']);
     assert.equal(cl100k.status, 0, cl100k.stderr);

@@ -383,6 +383,6 @@ describe('CLI --tokenizer', () => {
     assert.notEqual(bad.code, 0);
     assert.match(bad.err, /tokenizer/);
     const table = await run(['plan', '--stdin']);
-    assert.match(table.out, /tokens: \d+ → \d+ \(savings \d+, gpt-tokenizer@4\.0\.0:o200k_base\)/);
+    assert.match(table.out, /tokens: [\d,]+ → [\d,]+ \(savings [\d,]+, gpt-tokenizer@4\.0\.0:o200k_base\)/);
   });
 });
