@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { decode } from '@toon-format/toon';
-import { convertSectionEdit, planDocument, type EngineOptions } from '../../server/src/core/markdown/engine';
+import { planDocument, sectionConvertEdit, type EngineOptions } from '../../server/src/core/markdown/engine';
 import { codeSpans, footnoteIn, referenceLinkIn } from '../../server/src/core/markdown/rules/markdownOnly';
 import fc from 'fast-check';
 import { sectionLensTitle, sectionLensTooltip } from '../../server/src/features/markdown/lenses';
@@ -38,18 +38,29 @@ describe('readable as written: what keeps a section markdown', () => {
     assert.match(s.candidate!, /`grep gone`/);
   });
 
-  const cases: [string, string, RegExp][] = [
+  // [what, text, message, the markdown a fence would not keep (when it is a block of its own beside the table)]
+  const cases: [string, string, RegExp, string?][] = [
     ['a code span with a quote and a backslash', table('`grep ": gone\\]"`'), /code TOON would have to escape/],
-    ['an admonition', table('resource', '\n!!! note\n    On Windows use the other port.\n'), /an admonition/],
-    ['a collapsible admonition', table('resource', '\n???+ tip "Faster"\n    Cache the ranks.\n'), /an admonition/],
+    ['an admonition', table('resource', '\n!!! note\n    On Windows use the other port.\n'), /an admonition/, '!!! note\n    On Windows use the other port.'],
+    ['a collapsible admonition', table('resource', '\n???+ tip "Faster"\n    Cache the ranks.\n'), /an admonition/, '???+ tip "Faster"\n    Cache the ranks.'],
     ['a collapsed reference link and its definition', table('[22.x][]', '\n[22.x]: https://nodejs.org/\n'), /a reference-style link/],
-    ['a link reference definition alone', table('resource', '\n[docs]: https://example.com/docs\n'), /a link reference definition/],
-    ['an HTML block', table('resource', '\n<details>\n<summary>More</summary>\n\nhidden\n</details>\n'), /an HTML block/],
+    ['a link reference definition alone', table('resource', '\n[docs]: https://example.com/docs\n'), /a link reference definition/, '[docs]: https://example.com/docs'],
+    ['an HTML block', table('resource', '\n<details>\n<summary>More</summary>\n\nhidden\n</details>\n'), /an HTML block/, '<details>\n<summary>More</summary>\n\nhidden\n</details>'],
     ['a footnote', table('resource[^1]', '\n[^1]: Only on Linux.\n'), /a footnote/],
   ];
-  for (const [what, text, message] of cases) {
-    test(`${what}: keep_markdown with markdown_only, never in the hybrid, on every tokenizer`, () => {
+  for (const [what, text, message, beside] of cases) {
+    test(`${what}: keep_markdown with markdown_only, never in the hybrid${beside ? ' (by block, the table converts and it stays as written)' : ', on every tokenizer'}`, () => {
       for (const tokenizer of ['o200k_base', 'cl100k_base', 'estimate'] as const) {
+        if (beside && tokenizer !== 'estimate') {
+          // Block conversion: the table is fenced alone, the block a fence would not keep stays markdown byte for byte.
+          const { plan, s } = only(text, { tokenizer });
+          assert.deepEqual(s.blockSummary, { tables: 1, lists: 0 }, `${what} ${tokenizer}`);
+          assert.ok(!s.verdict!.warnings.some((x) => x.code === 'markdown_only'), `${what} ${tokenizer}`);
+          assert.equal(s.action, 'convert');
+          assert.ok(plan.hybrid.includes(beside), `${what} ${tokenizer}: kept as written`);
+          assert.ok(plan.hybrid.includes('```toon\n'), `${what} ${tokenizer}: the table is fenced`);
+          continue;
+        }
         const { plan, s } = only(text, { tokenizer });
         const w = s.verdict!.warnings.find((x) => x.code === 'markdown_only');
         assert.ok(w, `${what} ${tokenizer}: ${s.verdict!.warnings.map((x) => x.code).join(',')}`);
@@ -128,7 +139,8 @@ function leaves(v: unknown, out: string[] = []): string[] {
   else if (Array.isArray(v)) for (const x of v) leaves(x, out);
   else if (v && typeof v === 'object') {
     for (const [k, x] of Object.entries(v)) {
-      if (!/^[pltocdm][1-9]\d*$/.test(k)) out.push(k);
+      // (block keys, and the column of a list past the inline-array cap, are structure, not text)
+      if (!/^[pltocdm][1-9]\d*$/.test(k) && !(k === 'item' && Object.keys(v).length === 1)) out.push(k);
       leaves(x, out);
     }
   }
@@ -146,31 +158,34 @@ describe('readable as written: every convert of the corpus', () => {
     for (const { name, text } of DOCS) {
       for (const opts of [{}, { tokenizer: 'cl100k_base' }, { tokenizer: 'estimate' }, { minTokenSavingsPct: 0 }] as EngineOptions[]) {
         for (const s of planDocument(text, opts).sections) {
-          if (s.action !== 'convert' || s.candidate === null) continue;
-          const key = `${name}\0${s.slice.charStart}\0${s.candidate}`;
+          if (s.action !== 'convert' || (s.candidate === null && s.blockSummary === null)) continue;
+          const written = sectionConvertEdit(s).newText;
+          const key = `${name}\0${s.slice.charStart}\0${written}`;
           if (seen.has(key)) continue;
           seen.add(key);
           converts++;
-          const at = `${name} “${s.slice.heading}”`;
           const raw = text.slice(s.slice.charStart, s.slice.charEnd);
-          const body = raw.slice(s.slice.headingEnd - s.slice.charStart);
-          // What Convert writes holds the candidate as is.
-          assert.ok(convertSectionEdit(text, s.slice, s.candidate).newText.includes(s.candidate.split('\n')[0]!), at);
-          for (const line of s.candidate.split('\n')) {
-            for (const span of codeSpans(line).spans) assert.ok(!span.includes('\\'), `${at}: an escape inside the code span \`${span}\``);
-          }
-          const value = decode(s.candidate, { strict: true });
-          const source = visible(body);
-          for (const leaf of leaves(value)) assert.ok(source.includes(visible(leaf)), `${at}: “${leaf}” is not the markdown's text`);
-          // A table body: its rows are markdown-it's cells, header for header and cell for cell.
-          const rows = tableCells(body);
-          if (rows.length > 1 && Array.isArray(value) && value.every((r) => r && typeof r === 'object' && !Array.isArray(r))) {
-            const header = rows[0]!;
-            assert.deepEqual(Object.keys(value[0] as object), header, at);
-            (value as Record<string, unknown>[]).forEach((r, i) => {
-              assert.deepEqual(header.map((h) => String(r[h])), rows[i + 1], `${at}: row ${i + 1}`);
-              cells += header.length;
-            });
+          // What Convert writes: the whole body's candidate, or each block's TOON in place of that block.
+          const pieces = s.blockSummary ? s.blocks!.map((b) => ({ toon: b.toon, body: b.original })) : [{ toon: s.candidate!, body: raw.slice(s.slice.headingEnd - s.slice.charStart) }];
+          for (const { toon, body } of pieces) {
+            const at = `${name} “${s.slice.heading}”`;
+            assert.ok(written.includes(toon.split('\n')[0]!), at);
+            for (const line of toon.split('\n')) {
+              for (const span of codeSpans(line).spans) assert.ok(!span.includes('\\'), `${at}: an escape inside the code span \`${span}\``);
+            }
+            const value = decode(toon, { strict: true });
+            const source = visible(body);
+            for (const leaf of leaves(value)) assert.ok(source.includes(visible(leaf)), `${at}: “${leaf}” is not the markdown's text`);
+            // A table body: its rows are markdown-it's cells, header for header and cell for cell.
+            const rows = tableCells(body);
+            if (rows.length > 1 && Array.isArray(value) && value.every((r) => r && typeof r === 'object' && !Array.isArray(r))) {
+              const header = rows[0]!;
+              assert.deepEqual(Object.keys(value[0] as object), header, at);
+              (value as Record<string, unknown>[]).forEach((r, i) => {
+                assert.deepEqual(header.map((h) => String(r[h])), rows[i + 1], `${at}: row ${i + 1}`);
+                cells += header.length;
+              });
+            }
           }
         }
       }
@@ -185,7 +200,8 @@ describe('markdown_only beside the keep marker', () => {
     const kept = only(table('resource').replace('\n\n|', '\n\n<!-- toonlens: keep -->\n\n|')).s;
     assert.ok(kept.verdict!.warnings.some((w) => w.code === 'keep_marker'));
     assert.ok(!kept.verdict!.warnings.some((w) => w.code === 'markdown_only'));
-    const other = only(table('resource').replace('\n\n|', '\n\n<!-- generated: do not edit -->\n\n|')).s;
+    // (by block the table would convert and the comment stay: the estimate keeps the whole section's rule)
+    const other = only(table('resource').replace('\n\n|', '\n\n<!-- generated: do not edit -->\n\n|'), { tokenizer: 'estimate' }).s;
     assert.ok(other.verdict!.warnings.some((w) => w.code === 'markdown_only'));
     assert.equal(other.verdict!.verdict, 'keep_markdown');
   });
@@ -193,7 +209,7 @@ describe('markdown_only beside the keep marker', () => {
 
 describe('the verdict lens of a markdown_only section', () => {
   test('its tooltip says why (the warning), not that TOON would not save enough', () => {
-    const { s } = only(table('resource', '\n!!! note\n    On Windows use the other port.\n'));
+    const { s } = only(table('resource', '\n!!! note\n    On Windows use the other port.\n'), { tokenizer: 'estimate' });
     const tip = sectionLensTooltip(s);
     assert.match(tip, /^Kept as markdown: "Catalog" holds an admonition/);
     assert.doesNotMatch(tip, /would not save enough/);
@@ -203,7 +219,7 @@ describe('the verdict lens of a markdown_only section', () => {
 
 describe('markdown_only in verdict JSON', () => {
   test('the verdict rules accept it (no finding) and the JSON hover explains it', () => {
-    const v = JSON.parse(JSON.stringify(only(table('resource', '\n<div>note</div>\n')).plan.verdict));
+    const v = JSON.parse(JSON.stringify(only(table('resource', '\n<div>note</div>\n'), { tokenizer: 'estimate' }).plan.verdict));
     const codes = checkDocument(JSON.stringify(v, null, 2), { kind: 'verdict' }).diagnostics.map((d) => d.code);
     assert.deepEqual(codes.filter((c) => c.startsWith('verdict/') || c.startsWith('plan/')), [], codes.join(','));
     const sec = v.context_plan.sections.findIndex((x: { heading: string }) => x.heading === 'Catalog');

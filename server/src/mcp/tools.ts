@@ -19,7 +19,7 @@ import { isInside } from '../core/agentJson/report/paths';
 import { findGitToplevel } from '../node/workspace';
 import { readInputText } from '../cli/input';
 import { diffSchemas, hasBreaking, schemaRoleFromFileName, type SchemaRole } from '../core/agentJson/schemaDiff';
-import { convertSectionEdit, planDocument, type EngineOptions } from '../core/markdown/engine';
+import { sectionConvertEdit, planDocument, type EngineOptions } from '../core/markdown/engine';
 import { KEEP_MARKER_CODE } from '../core/markdown/policy';
 import type { TokenizerName } from '../core/tokens';
 import { DOCUMENT_KINDS } from '../core/types';
@@ -208,10 +208,11 @@ const tools: Tool[] = [
         throw bad(by === 'heading' ? `no section has the heading '${heading}' (headings: ${headings.slice(0, 20).join(' | ') || 'none'})` : `line ${line} is past the end of the document (${plan.sections.at(-1)?.slice.lineEnd ?? 0} lines)`);
       }
       // The editor's rule (features/markdown/convert.ts): the candidate strictly decoded and the section is not marked keep.
-      const convertible = !!s.verdict && s.verdict.flags.valid && !s.verdict.warnings.some((w) => w.code === KEEP_MARKER_CODE) && typeof s.candidate === 'string';
+      // (a section converting by block writes its tables and lists fenced, the prose kept: its segment either way)
+      const convertible = !!s.verdict && s.verdict.flags.valid && !s.verdict.warnings.some((w) => w.code === KEEP_MARKER_CODE) && (typeof s.candidate === 'string' || s.blockSummary !== null);
       let converted: string | null = null;
       if (convertible) {
-        const e = convertSectionEdit(text, s.slice, s.candidate!);
+        const e = sectionConvertEdit(s);
         converted = text.slice(0, e.start) + e.newText + text.slice(e.end);
       }
       const sl = s.slice;

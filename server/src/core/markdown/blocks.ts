@@ -39,6 +39,8 @@ export interface ParsedSlice {
   /** The document-level heading of the slice, if it starts with one. */
   heading: { level: number; text: string } | null;
   blocks: Block[];
+  /** The lines [from, to) of each block (0-based, slice-relative, blank lines at either end excluded), parallel to `blocks`. */
+  blockLines: [number, number][];
   /** Letters and digits per block in the source (ordered-list marker digits excluded). */
   headingCount: number;
   paragraphs: number;
@@ -212,6 +214,7 @@ class SliceParse implements Ctx {
     this.out = {
       heading: null,
       blocks: [],
+      blockLines: [],
       headingCount: 0,
       paragraphs: 0,
       listItems: 0,
@@ -243,7 +246,10 @@ class SliceParse implements Ctx {
   private pushRaw(from: number, to: number): void {
     while (to > from && this.lines[to - 1]!.trim() === '') to--;
     while (from < to && this.lines[from]!.trim() === '') from++;
-    if (to > from) this.out.blocks.push({ kind: 'm', raw: this.text(from, to) });
+    if (to > from) {
+      this.out.blocks.push({ kind: 'm', raw: this.text(from, to) });
+      this.out.blockLines.push([from, to]);
+    }
   }
 
   /** Uncovered non-blank lines before `upTo` (link reference definitions) are kept verbatim, one raw block per run. */
@@ -259,9 +265,11 @@ class SliceParse implements Ctx {
   }
 
   /** A body block (nothing for a blank raw one). */
-  addBlock(block: Block): void {
+  addBlock(block: Block, from: number, to: number): void {
     if (block.kind === 'm' && block.raw.trim() === '') return;
+    while (to > from + 1 && this.lines[to - 1]!.trim() === '') to--;
     this.out.blocks.push(block);
+    this.out.blockLines.push([from, to]);
     this.bodyBlocks++;
     if (this.bodyBlocks === 1) this.firstBodyBlockParagraph = block.kind === 'p';
   }
@@ -458,7 +466,7 @@ export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
     const x = extractBlock(s, at);
     if (x !== null) {
       const lost = x.block === null || (x.expectAlnum >= 0 && x.modelAlnum < x.expectAlnum);
-      s.addBlock(lost ? { kind: 'm', raw: s.text(at.from, at.to) } : x.block!);
+      s.addBlock(lost ? { kind: 'm', raw: s.text(at.from, at.to) } : x.block!, at.from, at.to);
     }
     i = at.end;
   }

@@ -31,13 +31,14 @@ import { sliceDocument, type Slice } from './slices';
 import type { ContextPlan, EngineMode, PlanSection, VerdictV1 } from './verdict';
 import type { VerdictWarning } from './warnings';
 import type { CoreDiagnostic } from '../types';
-import type { EngineOptions, PlanResult } from './engineTypes';
+import type { EngineOptions, PlanResult, SectionResult } from './engineTypes';
 import { analyzeDocument, documentVerdict, freshAnalyze } from './documentVerdict';
 import { buildPlan } from './planBuild';
 import { EngineCache, PLAN_RUN } from './engineCache';
 
 export type { EngineMode, VerdictV1, VerdictWarning, Slice, ContextPlan, PlanSection };
-export type { EngineOptions, PlanProgress, PlanResult, SectionResult, TokenFigures } from './engineTypes';
+export type { BlockSummary, EngineOptions, PlanProgress, PlanResult, SectionResult, TokenFigures } from './engineTypes';
+export type { BlockFence } from './blockConvert';
 export { sliceDocument };
 export { sectionMeasurement, sectionWarnings } from './planBuild';
 export { EngineCache, PLAN_RUN, RELEASE_MERGE_CACHE_CHARS, runSteps } from './engineCache';
@@ -68,6 +69,11 @@ export function planOnce(text: string, opts: EngineOptions = {}): PlanResult {
   const slices = sliceDocument(t);
   if (slices.length <= PLAN_RUN) return buildPlan(analyzeDocument(t, freshAnalyze, undefined, slices), opts);
   return new EngineCache().plan(t, opts);
+}
+
+/** The edit that converts one section of a plan in place: exactly its segment, whole body or by block. */
+export function sectionConvertEdit(s: SectionResult): { start: number; end: number; newText: string } {
+  return { start: s.slice.charStart, end: s.slice.charEnd, newText: s.segment() };
 }
 
 /** The edit that converts one slice in place: exactly its hybrid segment (docs/engine.md#plan-and-hybrid). */

@@ -2,6 +2,7 @@
  * The engine's public shapes: the options a caller passes, and the plan and section results it reads
  * (re-exported by the facade, engine.ts).
  */
+import type { BlockFence } from './blockConvert';
 import type { TokenizerName } from '../tokens';
 import type { SliceAnalysis } from './analysis';
 import type { Slice } from './slices';
@@ -37,12 +38,27 @@ export interface TokenFigures {
   savings: number;
 }
 
+/** The blocks a section converting by block fences, by kind. */
+export interface BlockSummary {
+  tables: number;
+  lists: number;
+}
+
 export interface SectionResult {
   slice: Slice;
   /** The slice's standalone lossless verdict (warnings in whole-document coordinates); null for frontmatter. */
   verdict: VerdictV1 | null;
-  /** The standalone TOON candidate (also when the action is keep); null for frontmatter. */
+  /** The standalone TOON candidate of the whole body (also when the action is keep); null for frontmatter. */
   candidate: string | null;
+  /**
+   * When the section converts by block (its tables and lists fenced in place, the prose kept): those blocks,
+   * slice-relative (built on read); null when it converts as a whole body (or not at all).
+   */
+  readonly blocks: BlockFence[] | null;
+  /** How many tables and lists a section converting by block fences (read without rebuilding them); null otherwise. */
+  readonly blockSummary: BlockSummary | null;
+  /** Exactly the text Convert writes in place of the slice (what measured_chars.toon counts; the slice itself for frontmatter). */
+  segment(): string;
   action: 'convert' | 'keep';
   /** The section's tokens: its markdown against the segment Convert writes (computed on first read); null for frontmatter. */
   tokens: TokenFigures | null;

@@ -23,6 +23,40 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: s
 export type JsonObject = { [k: string]: JsonValue };
 
 const BLOCK_KEY = /^([pltocdm])([1-9]\d*)$/;
+
+/**
+ * The inline-array cap: TOON writes an array of strings on one line (`[N]: a,b,c`), which past a few dozen values
+ * is one unreadable line. A list with more items than this, or whose items joined by one separator are longer
+ * than {@link INLINE_ARRAY_MAX_CHARS}, is modelled as one-column rows keyed {@link LIST_ITEM_KEY}, which TOON
+ * writes in its tabular form: one item a line.
+ */
+export const INLINE_ARRAY_MAX_VALUES = 64;
+export const INLINE_ARRAY_MAX_CHARS = 400;
+/** The column of a list past the inline-array cap (`[N]{item}:`, one item a row). */
+export const LIST_ITEM_KEY = 'item';
+
+/** Whether a list's items are past the inline-array cap. */
+export function pastInlineCap(items: readonly string[]): boolean {
+  if (items.length > INLINE_ARRAY_MAX_VALUES) return true;
+  let n = items.length - 1;
+  for (const x of items) if ((n += x.length) > INLINE_ARRAY_MAX_CHARS) return true;
+  return false;
+}
+
+/** A list's items as the model holds them: the strings, or one-column rows past the inline-array cap. */
+function listValue(items: string[]): JsonValue[] {
+  return pastInlineCap(items) ? items.map((x) => ({ [LIST_ITEM_KEY]: x })) : items;
+}
+
+/** Whether `v` is a list past the inline-array cap (rows whose only key is {@link LIST_ITEM_KEY}). */
+function isItemRows(v: JsonValue[]): boolean {
+  return v.length > 0 && v.every((x) => x !== null && typeof x === 'object' && !Array.isArray(x) && Object.keys(x).length === 1 && Object.prototype.hasOwnProperty.call(x, LIST_ITEM_KEY));
+}
+
+/** A list's items back from the model (one-column rows unwrapped). */
+function listItemsOf(v: JsonValue[]): JsonValue[] {
+  return isItemRows(v) ? v.map((x) => (x as JsonObject)[LIST_ITEM_KEY]!) : v;
+}
 /** A slice key: `#`…`######` (+ text), `""` (preamble) or `---` (frontmatter). */
 const SLICE_KEY = /^(?:#{1,6}(?: [\s\S]*)?|---|)$/;
 
@@ -49,9 +83,9 @@ function blockValue(b: Block): JsonValue {
     case 'p':
       return b.text;
     case 'l':
-      return b.items;
+      return listValue(b.items);
     case 'o':
-      return b.start === 1 ? b.items : { start: b.start, items: b.items };
+      return b.start === 1 ? listValue(b.items) : { start: b.start, items: listValue(b.items) };
     case 't':
       return tableRows(b.header, b.rows);
     case 'c':
@@ -97,9 +131,10 @@ export function bodyValue(blocks: Block[]): JsonValue {
   if (blocks.length === 1) {
     const b = blocks[0]!;
     if (b.kind === 'p' && b.text !== '') return b.text;
-    if (b.kind === 'l' && b.items.length > 0) return b.items;
-    // (a one-column table headed by a slice-like key would read back as a slice model: block-keyed then)
-    if (b.kind === 't' && !(b.header.length === 1 && SLICE_KEY.test(b.header[0]!))) return tableRows(b.header, b.rows);
+    if (b.kind === 'l' && b.items.length > 0) return listValue(b.items);
+    // (a one-column table headed by a slice-like key would read back as a slice model, one headed by the list
+    // item key as a long list: block-keyed then)
+    if (b.kind === 't' && !(b.header.length === 1 && (SLICE_KEY.test(b.header[0]!) || b.header[0] === LIST_ITEM_KEY))) return tableRows(b.header, b.rows);
     // One definition list is its term → text object, unless every term looks like a block key.
     if (b.kind === 'd' && !b.defs.every(([k]) => BLOCK_KEY.test(k)) && !b.defs.every(([k]) => SLICE_KEY.test(k))) return blockValue(b);
   }
@@ -126,7 +161,7 @@ function longestRun(s: string, ch: string): number {
 }
 
 function renderItems(items: JsonValue[], marker: (i: number) => string): string {
-  return items
+  return listItemsOf(items)
     .map((it, i) => {
       const m = marker(i);
       const text = typeof it === 'string' ? it : JSON.stringify(it);
@@ -215,6 +250,7 @@ export function renderBody(body: JsonValue): string {
   const st: RenderState = { lastBullet: '', lastOrdered: '', prev: '' };
   if (typeof body === 'string') return body;
   if (Array.isArray(body)) {
+    if (isItemRows(body)) return renderBlock('l', body, st);
     if (body.length > 0 && body.every((x) => x !== null && typeof x === 'object' && !Array.isArray(x))) return renderTable(body);
     return renderBlock('l', body, st);
   }

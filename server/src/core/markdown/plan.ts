@@ -16,6 +16,11 @@ function longestBacktickRun(s: string): number {
   return best;
 }
 
+/** The backtick fence around a TOON text: one longer than its longest backtick run, at least three. */
+export function fenceMarker(candidate: string): string {
+  return '`'.repeat(Math.max(3, longestBacktickRun(candidate) + 1));
+}
+
 /**
  * The text a converted slice becomes in the hybrid (exactly docs/engine.md#plan-and-hybrid). Not memoized:
  * the engine keeps only its length and token count, and builds it again from the slice text when it is read
@@ -40,7 +45,7 @@ function buildSegment(sliceText: string, headingEndRel: number, candidate: strin
   let heading = sliceText.slice(0, headingEndRel);
   // A preamble has no heading line; a heading line without a terminator (end of file) gets one.
   if (heading !== '' && !/[\r\n]$/.test(heading)) heading += eol;
-  const fence = '`'.repeat(Math.max(3, longestBacktickRun(candidate) + 1));
+  const fence = fenceMarker(candidate);
   let t = sliceText.length;
   while (t > 0 && (sliceText.charCodeAt(t - 1) === 10 || sliceText.charCodeAt(t - 1) === 13)) t--;
   const trailing = sliceText.slice(t);

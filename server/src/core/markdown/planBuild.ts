@@ -8,10 +8,11 @@ import { assembleHybrid, joinHybrid } from './plan';
 import type { Slice } from './slices';
 import { withFields, type ContextPlan, type PlanSection, type VerdictV1 } from './verdict';
 import { shiftWarning, type DuplicateFinding, type VerdictWarning } from './warnings';
-import type { EngineOptions, PlanResult, SectionResult, TokenFigures } from './engineTypes';
+import type { BlockSummary, EngineOptions, PlanResult, SectionResult, TokenFigures } from './engineTypes';
+import type { BlockFence } from './blockConvert';
 import { optionsKey, tokenizerOf } from './engineOptions';
 import { docDuplicates, documentVerdict, type DocAnalysis } from './documentVerdict';
-import { candidateOf, figuresOf, segmentOf, standaloneSection, verdictOf, type StandaloneSection } from './sectionMeasure';
+import { blocksOf, candidateOf, figuresOf, segmentOf, standaloneSection, verdictOf, type StandaloneSection } from './sectionMeasure';
 
 function shiftVerdict(v: VerdictV1, s: Slice): VerdictV1 {
   if ((s.charStart === 0 && s.lineStart === 1) || !v.warnings.some((w) => w.range)) return v;
@@ -68,6 +69,12 @@ class PlannedSection implements SectionResult {
   }
   get candidate(): string | null {
     return this.st ? candidateOf(this.analysis, this.st) : null;
+  }
+  get blocks(): BlockFence[] | null {
+    return this.st ? (blocksOf(this.analysis, this.st)?.blocks ?? null) : null;
+  }
+  get blockSummary(): BlockSummary | null {
+    return this.st?.blockSummary ?? null;
   }
   get action(): 'convert' | 'keep' {
     return this.st ? this.st.action : 'keep';

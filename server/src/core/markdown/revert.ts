@@ -29,6 +29,19 @@ export function fenceKey(content: string): string {
   return sha256Hex(trimTrailingLineBreaks(content));
 }
 
+/**
+ * The key of a block fence (a table or list Convert fenced inside a section, docs/engine.md#block-conversion): its
+ * own namespace, so a block and a whole section whose fences hold the same TOON keep distinct originals.
+ */
+export function blockFenceKey(content: string): string {
+  return sha256Hex('block\0' + trimTrailingLineBreaks(content));
+}
+
+/** What to remember for each block fence of a section converted by block: the block's exact lines. */
+export function blockRecordsFor(blocks: readonly { toon: string; original: string }[]): { key: string; record: OriginalRecord }[] {
+  return blocks.map((b) => ({ key: blockFenceKey(b.toon), record: { heading: '', original: b.original } }));
+}
+
 /** What to remember when `sliceText` (a whole section) becomes the converted segment around `candidate`. */
 export function originalRecordFor(sliceText: string, headingEndRel: number, candidate: string): { key: string; record: OriginalRecord } {
   let heading = sliceText.slice(0, headingEndRel);
@@ -62,11 +75,12 @@ export interface RevertEdit {
  */
 export function revertEdit(text: string, at: { fence: ToonFence; start: number; end: number }, store?: OriginalsStore): RevertEdit {
   const known = store?.get(fenceKey(at.fence.content));
-  if (known) {
-    const h = known.heading;
-    if (h === '' || text.slice(at.start - h.length, at.start) === h) return { start: at.start - h.length, end: at.end, newText: known.original, kind: 'exact' };
-    return { start: at.start, end: at.end, newText: known.original.slice(h.length), kind: 'body' };
-  }
+  const h = known?.heading;
+  if (known && (h === '' || text.slice(at.start - h!.length, at.start) === h)) return { start: at.start - h!.length, end: at.end, newText: known.original, kind: 'exact' };
+  // A block fence: the block's own lines come back, the prose around it is untouched.
+  const block = store?.get(blockFenceKey(at.fence.content));
+  if (block) return { start: at.start, end: at.end, newText: block.original, kind: 'exact' };
+  if (known) return { start: at.start, end: at.end, newText: known.original.slice(h!.length), kind: 'body' };
   let rendered = trimTrailingLineBreaks(renderToonAsMarkdown(at.fence.content));
   let start = at.start;
   // The line before the fence, without its line break ("\r\n", "\n" or a lone "\r").

@@ -11,7 +11,10 @@ import { convertedSegment, segmentChecks, sliceEol } from './plan';
 import { buildVerdict, tokensSettled, verdictLiteral, NEGATIVE_SAVINGS, type PlanSection, type SourceType, type VerdictV1 } from './verdict';
 import type { VerdictWarning } from './warnings';
 import { measureChars, tokenEstimates } from './measure';
-import type { EngineOptions, SectionResult, TokenFigures } from './engineTypes';
+import type { BlockSummary, EngineOptions, SectionResult, TokenFigures } from './engineTypes';
+import { blockConversion, blockSegmentChecks, type BlockConversion, type BlockFence, type BlockOptions } from './blockConvert';
+import { parseSlice } from './blocks';
+import { MARKDOWN_ONLY_CODE } from './rules/markdownOnly';
 import { minTokenSavingsOf, minTokenSavingsPctOf, optionsKey, ratiosOf, tokenizerOf } from './engineOptions';
 
 /** What every section measured with one set of options shares: the tokenizer, the ratios, the source type. */
@@ -19,6 +22,8 @@ interface VerdictContext {
   tok: Tokenizer;
   ratios: readonly number[];
   sourceType: SourceType;
+  /** What block conversion reads: the tokenizer, the delimiters and the token floor. */
+  blockOptions: BlockOptions;
 }
 
 const contexts = new Map<string, VerdictContext>();
@@ -28,7 +33,9 @@ function contextOf(key: string, opts: EngineOptions): VerdictContext {
   let c = contexts.get(key);
   if (!c) {
     if (contexts.size >= 32) contexts.clear();
-    contexts.set(key, (c = { tok: tokenizerOf(opts), ratios: ratiosOf(opts), sourceType: opts.sourceType ?? 'markdown' }));
+    const tok = tokenizerOf(opts);
+    const blockOptions = { tok, delims: delimitersFor(opts.delimiter), minTokens: minTokenSavingsOf(opts), minPct: minTokenSavingsPctOf(opts) };
+    contexts.set(key, (c = { tok, ratios: ratiosOf(opts), sourceType: opts.sourceType ?? 'markdown', blockOptions }));
   }
   return c;
 }
@@ -42,6 +49,7 @@ const VALID = 1 << 6;
 const LOCATED = 1 << 7;
 const CONVERT = 1 << 8;
 const SEGMENT_OK = 1 << 9;
+const BLOCKS = 1 << 10;
 
 /** What a record made with tokens counted on first read keeps (the CLI's planDocument: a `plan --json` never counts them). */
 interface LazyVerdict {
@@ -89,6 +97,10 @@ export class StandaloneSection {
     action: 'convert' | 'keep',
     /** The segment's check (see segmentChecks), made when it was built for a converted section. */
     segmentOk: boolean,
+    /** Whether the section converts by block (its tables and lists fenced, the prose kept). */
+    byBlocks: boolean,
+    /** The tables and lists it fences, when it converts by block. */
+    readonly blockSummary: BlockSummary | null = null,
   ) {
     this.bits =
       VERDICTS.indexOf(verdict) |
@@ -97,7 +109,11 @@ export class StandaloneSection {
       (valid ? VALID : 0) |
       (located ? LOCATED : 0) |
       (action === 'convert' ? CONVERT : 0) |
-      (segmentOk ? SEGMENT_OK : 0);
+      (segmentOk ? SEGMENT_OK : 0) |
+      (byBlocks ? BLOCKS : 0);
+  }
+  get byBlocks(): boolean {
+    return (this.bits & BLOCKS) !== 0;
   }
   get verdict(): Verdict {
     return VERDICTS[this.bits & 7]!;
@@ -183,8 +199,15 @@ export function candidateOf(a: SliceAnalysis, st: StandaloneSection): string | n
   return st.delimiter === null ? null : bodyCandidatesOf(a).text(st.delimiter);
 }
 
+/** The block conversion of a section that converts by block, rebuilt from the slice text (the same as measured). */
+export function blocksOf(a: SliceAnalysis, st: StandaloneSection): BlockConversion | null {
+  if (!st.byBlocks || a.kind === 'frontmatter') return null;
+  return blockConversion(a.raw, parseSlice(a.raw, a.kind === 'section'), st.ctx.blockOptions);
+}
+
 /** Exactly the text Convert writes in place of the slice (what measured_chars.toon counts), rebuilt from the slice text. */
 export function segmentOf(a: SliceAnalysis, st: StandaloneSection): string {
+  if (st.byBlocks) return blocksOf(a, st)?.segment ?? a.raw;
   const c = candidateOf(a, st);
   return c === null ? a.raw : convertedSegment(a.raw, a.headingEnd, c);
 }
@@ -227,6 +250,19 @@ function bestSectionCandidate(a: SliceAnalysis, delims: readonly DelimiterChar[]
   return { text: e.t, delimiter: e.d, valid: pick !== undefined, ...(e.segment !== undefined ? { segment: e.segment, segmentTokens: e.cost } : {}) };
 }
 
+function summaryOf(blocks: readonly BlockFence[]): BlockSummary {
+  const tables = blocks.filter((b) => b.kind === 't').length;
+  return { tables, lists: blocks.length - tables };
+}
+
+/** A section's block conversion, when it has a table or list beside other blocks (one block alone is its whole body). */
+function sectionBlocks(a: SliceAnalysis, o: BlockOptions): BlockConversion | null {
+  if (a.kind === 'frontmatter') return null;
+  const parsed = a.parsed;
+  if (!parsed || parsed.blocks.length < 2 || !parsed.blocks.some((b) => b.kind === 't' || b.kind === 'l' || b.kind === 'o' || b.kind === 'd')) return null;
+  return blockConversion(a.raw, parsed, o);
+}
+
 /**
  * A slice's standalone lossless verdict (slice-relative warnings), memoized on its analysis. What it measures
  * is the segment Convert writes (kept heading line, fence lines, TOON, closing fence, the slice's line ends),
@@ -236,11 +272,33 @@ export function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = o
   const memo = a.measurement(key) as StandaloneSection | undefined;
   if (memo) return memo;
   const tok = tokenizerOf(opts);
-  const best = bestSectionCandidate(a, delimitersFor(opts.delimiter), tok);
+  const ctx = contextOf(key, opts);
+  const best = bestSectionCandidate(a, ctx.blockOptions.delims, tok);
   // Nothing encodes: the slice itself stands in (savings 0, never converts).
   const raw = a.raw;
-  const segment = best ? (best.segment ?? convertedSegment(raw, a.headingEnd, best.text)) : raw;
+  const whole = best ? (best.segment ?? convertedSegment(raw, a.headingEnd, best.text)) : raw;
+  let segment = whole;
   let segmentTokens = best?.segmentTokens;
+  let warnings = [...a.localDuplicates, ...a.ownWarnings];
+  let valid = best?.valid ?? false;
+  let delimiter = best?.delimiter ?? ',';
+  // Block conversion (real tokenizers only: the estimate keeps the producer's policy byte for byte): chosen when
+  // its segment has fewer real tokens than the whole body's, or the whole body cannot be written readably.
+  const blocks = tok.real ? sectionBlocks(a, ctx.blockOptions) : null;
+  if (blocks) {
+    const readable = valid && !a.ownWarnings.some((w) => w.code === MARKDOWN_ONLY_CODE);
+    const wholeTokens = readable ? (segmentTokens ??= tok.count(whole)) : Infinity;
+    const blockTokens = tok.count(blocks.segment);
+    if (blockTokens < wholeTokens) {
+      segment = blocks.segment;
+      segmentTokens = blockTokens;
+      valid = true;
+      delimiter = blocks.blocks[0]!.delimiter;
+      // The blocks a fence would not keep readable stay markdown: the section itself is not kept for them.
+      warnings = warnings.filter((w) => w.code !== MARKDOWN_ONLY_CODE);
+    }
+  }
+  const byBlocks = blocks !== null && segment === blocks.segment;
   const verdict = buildVerdict({
     schemaVersion: '1.0',
     profile: { name: a.profile, title: a.title, source_type: opts.sourceType ?? 'markdown', stats: a.stats },
@@ -250,9 +308,9 @@ export function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = o
     candidateText: () => segment,
     // Counted once: the token gate and the verdict's figures both ask; the segment itself is not kept.
     candidateTokens: () => (segmentTokens ??= tok.count(segment)),
-    valid: best?.valid ?? false,
-    delimiter: best?.delimiter ?? ',',
-    warnings: [...a.localDuplicates, ...a.ownWarnings],
+    valid,
+    delimiter,
+    warnings,
     mode: 'lossless',
     lossless: true,
     targetReached: null,
@@ -265,14 +323,14 @@ export function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = o
     minTokenSavingsPct: minTokenSavingsPctOf(opts),
     eagerTokens,
   });
-  const action = sectionAction(verdict.verdict, verdict.flags.valid, best !== null);
+  const action = sectionAction(verdict.verdict, verdict.flags.valid, best !== null || byBlocks);
   // A converted segment's check is made now, while the segment is at hand (the hybrid's verification reads it).
-  const segmentOk = action === 'convert' && best !== null && segmentChecks(raw, a.headingEnd, segment, best.text);
+  const segmentOk = action === 'convert' && (byBlocks ? blockSegmentChecks(raw, blocks!) && segment.startsWith(raw.slice(0, a.headingEnd)) : best !== null && segmentChecks(raw, a.headingEnd, segment, best.text));
   // Counted already (eagerTokens): the record holds the figures and the verdict object goes.
   const settled = tokensSettled(verdict);
   const te = settled ? verdict.token_estimates : null;
   const r = new StandaloneSection(
-    contextOf(key, opts),
+    ctx,
     settled ? null : { full: verdict, figures: undefined },
     verdict.verdict,
     verdict.safe_to_auto_apply,
@@ -284,6 +342,8 @@ export function standaloneSection(a: SliceAnalysis, opts: EngineOptions, key = o
     verdict.warnings.some((w) => w.range),
     action,
     segmentOk,
+    byBlocks,
+    byBlocks ? summaryOf(blocks!.blocks) : null,
   );
   a.remember(key, r);
   return r;

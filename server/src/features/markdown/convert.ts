@@ -19,8 +19,9 @@ import { randomBytes } from 'node:crypto';
 import { CodeActionKind, TextDocumentEdit, type CancellationToken, type CodeAction, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver/node';
 import { KEEP_MARKER_CODE } from '../../core/markdown/policy';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { convertSectionEdit, type PlanResult, type SectionResult } from '../../core/markdown/engine';
-import { originalRecordFor, revertDescription, revertEdit, type OriginalRecord } from '../../core/markdown/revert';
+import { sectionConvertEdit, type PlanResult, type SectionResult } from '../../core/markdown/engine';
+import { blockRecordsFor, originalRecordFor, revertDescription, revertEdit, type OriginalRecord } from '../../core/markdown/revert';
+import { blocksConvertDespiteSplit, blocksLabel } from '../../core/markdown/blockConvert';
 import type { FeatureContext, FeatureModule } from '../../lsp/feature';
 import { COMMANDS, REMEMBER_ORIGINALS_COMMAND } from '../../protocol/commands';
 import { charsChange, fmtSavingsPct, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset, sectionStartingAt } from './plans';
@@ -50,9 +51,25 @@ function asArg(args: unknown[]): SectionArg | undefined {
   return a && typeof a === 'object' && typeof a.uri === 'string' ? a : undefined;
 }
 
-/** A section may be converted when its candidate exists and strictly decoded (flags.valid), and it does not say `<!-- toonlens: keep -->`. */
-export function convertible(s: SectionResult | undefined): s is SectionResult & { candidate: string } {
-  return !!s && convertibleVerdict(s.verdict) && typeof s.candidate === 'string';
+/**
+ * A section may be converted when its candidate exists and strictly decoded (flags.valid), or it converts by block,
+ * and it does not say `<!-- toonlens: keep -->`.
+ */
+export function convertible(s: SectionResult | undefined): s is SectionResult {
+  return !!s && convertibleVerdict(s.verdict) && (typeof s.candidate === 'string' || s.blockSummary !== null);
+}
+
+/** What converting the section is called: "section" for its whole body, "the table", "2 tables and a list" by block. */
+export function conversionWhat(s: SectionResult): string {
+  return s.blockSummary ? blocksLabel(s.blockSummary) : 'section';
+}
+
+/**
+ * Whether Convert on the section needs no confirmation: its action is convert, or it is a `split_first` section whose
+ * tables and lists convert by block with nothing else against it (splitting concerns the prose, which stays).
+ */
+export function convertsWithoutAsking(s: SectionResult): boolean {
+  return s.action === 'convert' || (s.blockSummary !== null && !!s.verdict && blocksConvertDespiteSplit(s.verdict));
 }
 
 /** The verdict's part of {@link convertible}: it strictly decoded and does not say `<!-- toonlens: keep -->`. */
@@ -78,16 +95,26 @@ function versioned(doc: TextDocument, edits: TextEdit[]): WorkspaceEdit {
   return { documentChanges: [TextDocumentEdit.create({ uri: doc.uri, version: doc.version }, edits)] };
 }
 
-/** The edit converting one section. */
-export function convertSectionWorkspaceEdit(doc: TextDocument, s: SectionResult & { candidate: string }): WorkspaceEdit {
-  const e = convertSectionEdit(doc.getText(), s.slice, s.candidate);
-  return versioned(doc, [lspEdit(doc, e.start, e.end, e.newText)]);
-}
-
-/** What converting a section needs: where it is and its candidate. */
+/** What converting a section needs: where it is, exactly what is written there, and the originals to remember. */
 export interface Converting {
   slice: SectionResult['slice'];
-  candidate: string;
+  /** The segment Convert writes in place of the slice (whole body or by block). */
+  newText: string;
+  records: { key: string; record: OriginalRecord }[];
+}
+
+/** Reads a section's conversion once (its segment and its blocks are rebuilt from the slice text on each read). */
+export function converting(text: string, s: SectionResult): Converting | null {
+  const blocks = s.blockSummary ? s.blocks : null;
+  if (blocks) return { slice: s.slice, newText: s.segment(), records: blockRecordsFor(blocks) };
+  const candidate = s.candidate;
+  if (typeof candidate !== 'string') return null;
+  return { slice: s.slice, newText: sectionConvertEdit(s).newText, records: [originalRecordFor(text.slice(s.slice.charStart, s.slice.charEnd), s.slice.headingEnd - s.slice.charStart, candidate)] };
+}
+
+/** The edit converting one section. */
+function convertingWorkspaceEdit(doc: TextDocument, c: Converting): WorkspaceEdit {
+  return versioned(doc, [lspEdit(doc, c.slice.charStart, c.slice.charEnd, c.newText)]);
 }
 
 /**
@@ -95,12 +122,12 @@ export interface Converting {
  * section (the command runs the steps time-sliced). A section's verdict and candidate are rebuilt from its slice
  * text on every read: read once here (reading them several times a section made Convert all slow on large documents).
  */
-export function* convertingSteps(plan: PlanResult): Generator<undefined, Converting[], void> {
+export function* convertingSteps(plan: PlanResult, text: string): Generator<undefined, Converting[], void> {
   const out: Converting[] = [];
   for (const s of plan.sections) {
     if (s.action !== 'convert') continue;
-    const candidate = convertibleVerdict(s.verdict) ? s.candidate : null;
-    if (typeof candidate === 'string') out.push({ slice: s.slice, candidate });
+    const c = convertibleVerdict(s.verdict) ? converting(text, s) : null;
+    if (c) out.push(c);
     yield;
   }
   return out;
@@ -108,11 +135,7 @@ export function* convertingSteps(plan: PlanResult): Generator<undefined, Convert
 
 /** The edits turning the document into the plan's hybrid: one per converted section, in one WorkspaceEdit. */
 export function convertAllWorkspaceEdit(doc: TextDocument, sections: readonly Converting[]): WorkspaceEdit | undefined {
-  const text = doc.getText();
-  const edits = sections.map((s) => {
-    const e = convertSectionEdit(text, s.slice, s.candidate);
-    return lspEdit(doc, e.start, e.end, e.newText);
-  });
+  const edits = sections.map((s) => lspEdit(doc, s.slice.charStart, s.slice.charEnd, s.newText));
   return edits.length ? versioned(doc, edits) : undefined;
 }
 
@@ -126,9 +149,8 @@ export interface RememberOriginalsArg {
   records: { key: string; record: OriginalRecord }[];
 }
 
-function originalsFor(doc: TextDocument, sections: readonly Converting[]): RememberOriginalsArg {
-  const text = doc.getText();
-  return { records: sections.map((s) => originalRecordFor(text.slice(s.slice.charStart, s.slice.charEnd), s.slice.headingEnd - s.slice.charStart, s.candidate)) };
+function originalsFor(sections: readonly Converting[]): RememberOriginalsArg {
+  return { records: sections.flatMap((s) => s.records) };
 }
 
 /** Records the originals of a conversion this server made in the document `uri` (its workspace folder's store). */
@@ -261,13 +283,15 @@ export function markdownConvertCommands(ctx: FeatureContext, pending: PendingCon
       if (!s) return { applied: false, message: 'no measured section here' };
       if (convertedFenceOf(doc.getText(), s, toonFencesOf(doc, m.plan))) return { applied: false, message: `“${headingText(s)}” is TOON already (a \`\`\`toon fence): Revert to Markdown goes back` };
       if (keptByMarker(s)) return { applied: false, message: `“${headingText(s)}” says <!-- toonlens: keep -->: it stays markdown` };
-      if (!convertible(s)) return { applied: false, message: `“${headingText(s)}” has no TOON candidate that decodes` };
-      if (s.action !== 'convert') {
+      const c = convertible(s) ? converting(doc.getText(), s) : null;
+      if (!c) return { applied: false, message: `“${headingText(s)}” has no TOON candidate that decodes` };
+      if (!convertsWithoutAsking(s)) {
         const ok = await ctx.confirm({ ...convertAnywayQuestion(s), confirmLabel: 'Convert anyway' });
         if (!ok) return { applied: false, message: 'cancelled' };
       }
-      const memo = originalsFor(doc, [s]);
-      const outcome = await apply(convertSectionWorkspaceEdit(doc, s), `Convert “${headingText(s)}” to TOON`);
+      const memo = originalsFor([c]);
+      const label = s.blockSummary ? `Convert ${conversionWhat(s)} of “${headingText(s)}” to TOON` : `Convert “${headingText(s)}” to TOON`;
+      const outcome = await apply(convertingWorkspaceEdit(doc, c), label);
       if (outcome.applied) remember(doc.uri, memo);
       return outcome;
     },
@@ -306,7 +330,7 @@ export function markdownConvertCommands(ctx: FeatureContext, pending: PendingCon
       const version = doc.version;
       let converting: Converting[];
       try {
-        converting = await runSliced(convertingSteps(plan), () =>
+        converting = await runSliced(convertingSteps(plan, doc.getText()), () =>
           token?.isCancellationRequested ? requestCancelled() : ctx.documents.get(doc.uri)?.version !== version ? contentModified() : undefined,
         );
       } catch (err) {
@@ -315,7 +339,7 @@ export function markdownConvertCommands(ctx: FeatureContext, pending: PendingCon
       }
       const edit = convertAllWorkspaceEdit(doc, converting);
       if (!edit) return { applied: false, message: 'no section converts' };
-      const memo = originalsFor(doc, converting);
+      const memo = originalsFor(converting);
       const outcome = await apply(edit, `Convert ${plan.sections.filter((s) => s.action === 'convert').length} sections to TOON`);
       if (outcome.applied) remember(doc.uri, memo);
       return outcome;
@@ -379,22 +403,23 @@ export const markdownConvertFeature: FeatureModule = {
             return actions;
           }
           const s = sectionAtOffset(plan, offset);
-          if (convertible(s)) {
+          const c = convertible(s) ? converting(text, s) : null;
+          if (s && c) {
             const v = s.verdict!;
-            const title = `Convert section to TOON (${savesOrCosts(v.token_estimates.savings, 'token')}, verdict ${v.verdict.replace(/_/g, ' ')})`;
+            const title = `Convert ${conversionWhat(s)} to TOON (${savesOrCosts(v.token_estimates.savings, 'token')}, verdict ${v.verdict.replace(/_/g, ' ')})`;
             if (!trusted) return disabled(title);
             const arg = { uri: current.uri, version: current.version, sectionStart: s.slice.charStart };
             // The follow-up command names this conversion by a nonce; the server keeps what it records.
             const remembering = (): RememberOriginalsNonce => ({
-              nonce: pending.offer(current.uri, current.version, s.slice.charStart, convertSectionEdit(text, s.slice, s.candidate).newText, () => originalsFor(current, [s])),
+              nonce: pending.offer(current.uri, current.version, s.slice.charStart, c.newText, () => originalsFor([c])),
             });
             actions.push(
-              s.action === 'convert'
+              convertsWithoutAsking(s)
                 ? {
                     title,
                     kind: CodeActionKind.RefactorRewrite,
                     isPreferred: true,
-                    edit: convertSectionWorkspaceEdit(current, s),
+                    edit: convertingWorkspaceEdit(current, c),
                     command: { title: 'Remember the original for Revert', command: REMEMBER_ORIGINALS_COMMAND, arguments: [remembering()] },
                   }
                 : // Not recommended: the command asks first, with the real cost.

@@ -7,7 +7,7 @@
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { measureChars, type MeasuredChars } from '../../core/markdown/measure';
 import { DEFAULT_TOKENIZER, tokenizer, type TokenizerName } from '../../core/tokens';
-import { fenceKey, revertEdit, type OriginalRecord, type OriginalsStore, type RevertEdit } from '../../core/markdown/revert';
+import { blockFenceKey, fenceKey, revertEdit, type OriginalRecord, type OriginalsStore, type RevertEdit } from '../../core/markdown/revert';
 import { convertedFenceOf, fenceAtOffset, toonFencesOfPlanSteps, type FenceAt } from '../../core/markdown/sectionFences';
 import { runSteps, type PlanResult, type SectionResult } from '../../core/markdown/engine';
 import type { SliceAnalysis } from '../../core/markdown/analysis';
@@ -102,7 +102,7 @@ export interface FenceFigures extends Omit<FenceSavings, 'revert'> {
  * and the tokenizer, so after an edit elsewhere no fence is decoded, rendered or counted again (a lens request after
  * an edit costs what the edit changed, not what the document holds).
  */
-const figuresMemo = new WeakMap<SliceAnalysis, { rel: number; tok: TokenizerName; key: string; known: OriginalRecord | undefined; figures: FenceFigures | undefined }[]>();
+const figuresMemo = new WeakMap<SliceAnalysis, { rel: number; tok: TokenizerName; key: string; blockKey: string; known: OriginalRecord | undefined; figures: FenceFigures | undefined }[]>();
 
 const sameRecord = (a: OriginalRecord | undefined, b: OriginalRecord | undefined): boolean => a === b || (a !== undefined && b !== undefined && a.heading === b.heading && a.original === b.original);
 
@@ -118,7 +118,9 @@ export function fenceFigures(uri: string, text: string, at: FenceAt, owner: Sect
   const prior = memo?.find((e) => e.rel === rel && e.tok === tok);
   // The same slice text and place: the same fence content, so its key (a sha256) is the remembered one.
   const key = prior?.key ?? fenceKey(at.fence.content);
-  const known = store.get(key);
+  // (a block fence's original is under its own key; a section's wins, as in revertEdit)
+  const blockKey = prior?.blockKey ?? blockFenceKey(at.fence.content);
+  const known = store.get(key) ?? store.get(blockKey);
   if (prior && sameRecord(prior.known, known)) return prior.figures;
   // A converted section (its body is this fence, blank lines aside) is measured whole, as its verdict was.
   const section = holds && isSectionBody(text, at, owner) ? { start: owner.slice.charStart, end: owner.slice.charEnd } : undefined;
@@ -128,7 +130,7 @@ export function fenceFigures(uri: string, text: string, at: FenceAt, owner: Sect
     const list = memo ?? [];
     if (prior) list.splice(list.indexOf(prior), 1);
     if (list.length >= 8) list.shift();
-    list.push({ rel, tok, key, known, figures });
+    list.push({ rel, tok, key, blockKey, known, figures });
     if (!memo) figuresMemo.set(owner.analysis, list);
   }
   return figures;

@@ -13,6 +13,7 @@ import { charsChange, fmtInt, fmtTokenSavings, headingText, isMarkdownDocument, 
 import type { PlanSummary } from '../../protocol/commands';
 import { convertedFenceOf, fenceFigures, toonFencesOf, type FenceAt } from './fences';
 import { revertDescription } from '../../core/markdown/revert';
+import { blocksConvertDespiteSplit, blocksLabel } from '../../core/markdown/blockConvert';
 
 const PREVIEW_LINES = 12;
 
@@ -27,6 +28,11 @@ export function sectionHoverMarkdown(s: SectionResult): string {
   lines.push(`**${cell(headingText(s))}** — verdict \`${v.verdict}\`${v.safe_to_auto_apply ? ' (safe to auto-apply)' : ''} · action \`${s.action}\``);
   lines.push('');
   if (s.tokens) lines.push(`Converting ${fmtTokenSavings(s.tokens)} (\`${cell(s.tokens.tokenizer)}\`, counted on the text Convert writes).`, '');
+  const blocks = s.blockSummary ? s.blocks : null;
+  if (blocks) {
+    const split = blocksConvertDespiteSplit(v) ? ' The section stays a split candidate; converting its blocks does not need the split.' : '';
+    lines.push(`Converts by block: ${blocksLabel(s.blockSummary!)} → \`\`\`toon fences in place; the prose stays markdown as it is.${split}`, '');
+  }
   lines.push('| | markdown | TOON | converting |');
   lines.push('|---|---:|---:|---|');
   lines.push(`| characters | ${fmtInt(mc.source)} | ${fmtInt(mc.toon)} | ${savesOrCosts(mc.savings, 'char')} (${formatPercent(Math.abs(mc.savings_pct))}) |`);
@@ -47,12 +53,13 @@ export function sectionHoverMarkdown(s: SectionResult): string {
       lines.push(`| \`${w.code}\` | ${w.severity} | ${cell(msg)} |`);
     }
   }
-  if (s.candidate) {
-    const all = s.candidate.split('\n');
+  const preview = blocks ? blocks.map((b) => b.toon).join('\n\n') : s.candidate;
+  if (preview) {
+    const all = preview.split('\n');
     const shown = all.slice(0, PREVIEW_LINES).join('\n');
     const fence = '`'.repeat(Math.max(3, longestBacktickRun(shown) + 1));
     lines.push('');
-    lines.push(`TOON candidate${all.length > PREVIEW_LINES ? ` (first ${PREVIEW_LINES} of ${all.length} lines)` : ''}:`);
+    lines.push(`${blocks ? 'TOON of the blocks' : 'TOON candidate'}${all.length > PREVIEW_LINES ? ` (first ${PREVIEW_LINES} of ${all.length} lines)` : ''}:`);
     lines.push(`${fence}toon\n${shown}\n${fence}`);
   }
   return lines.join('\n');

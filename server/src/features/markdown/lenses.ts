@@ -30,6 +30,7 @@ import type { LensSections } from '../../lsp/settings';
 import { COMMANDS, type PlanSummary } from '../../protocol/commands';
 import { planSummaryMarkdown } from './hover';
 import { charsChange, fmtInt, fmtTokenSavings, headingText, humanCode, isMarkdownDocument, isMeasured, markdownPlans, overSizeLimit, planLensTitle, savesOrCosts } from './plans';
+import { conversionWhat, convertsWithoutAsking } from './convert';
 import { convertedFenceOf, fenceFigures, fenceFigureSteps, fencesWithOwners, toonFencesOf, type FenceAt } from './fences';
 import { RESOLVE_LENSES_ABOVE, UnresolvedLensSets } from '../../lsp/lensResolve';
 import { contentModified, requestCancelled, runSliced } from '../../lsp/timeSlice';
@@ -86,7 +87,8 @@ export function sectionLensTooltip(s: SectionResult): string {
   };
   // Kept whatever it saves (a keep marker, markdown a fence would not keep as written): the warning says why.
   const keep = v.verdict === 'keep_markdown' ? v.warnings.find((w) => KEEP_CODES.includes(w.code)) : undefined;
-  return `${keep ? keep.message : (why[v.verdict] ?? v.verdict)} Tokens: ${fmtInt(te.source)} → ${fmtInt(te.toon)} (${te.estimator}). Click for the whole verdict.`;
+  const byBlock = s.blockSummary ? ` By block: ${conversionWhat(s)} → \`\`\`toon fences in place; the prose stays markdown.` : '';
+  return `${keep ? keep.message : (why[v.verdict] ?? v.verdict)}${byBlock} Tokens: ${fmtInt(te.source)} → ${fmtInt(te.toon)} (${te.estimator}). Click for the whole verdict.`;
 }
 
 export { planLensTitle } from './plans';
@@ -175,9 +177,13 @@ function sectionRange(s: SectionResult): Range {
 
 function sectionCommand(s: SectionResult, convert: boolean, doc: LensTarget): Command {
   if (convert) {
-    return action(doc.trusted, 'Convert to TOON', `Replace “${headingText(s)}” with its \`\`\`toon fence (one undoable edit; Revert to Markdown gives the exact original back).`, COMMANDS.convertSection, [
-      { uri: doc.uri, version: doc.version, sectionStart: s.slice.charStart },
-    ]);
+    const arg = [{ uri: doc.uri, version: doc.version, sectionStart: s.slice.charStart }];
+    if (s.blockSummary) {
+      const what = conversionWhat(s);
+      const tooltip = `Replace ${what} of “${headingText(s)}” with \`\`\`toon fences in place; the prose stays markdown as it is (one undoable edit; Revert to Markdown on a fence gives its exact original back).`;
+      return action(doc.trusted, `Convert ${what} to TOON`, tooltip, COMMANDS.convertSection, arg);
+    }
+    return action(doc.trusted, 'Convert to TOON', `Replace “${headingText(s)}” with its \`\`\`toon fence (one undoable edit; Revert to Markdown gives the exact original back).`, COMMANDS.convertSection, arg);
   }
   const { title, tooltip } = verdictLens(s);
   return { title, tooltip, command: COMMANDS.showVerdict, arguments: [{ uri: doc.uri, position: sectionRange(s).start }] };
@@ -218,13 +224,15 @@ function lensEntries(doc: TextDocument, plan: PlanResult, opts: LensOptions, tru
     const fence = convertedFenceOf(text, s, fences);
     if (fence) return; // TOON already: the fence's own lenses below
     if (!lensWorthy(text, s)) return;
-    if (opts.sections === 'convert' && s.action !== 'convert') return;
+    // A split_first section whose tables and lists convert by block offers that (the hybrid leaves it out).
+    const offers = convertsWithoutAsking(s);
+    if (opts.sections === 'convert' && !offers) return;
     // 0 (the default) shows every lens; any other value hides sections saving less than it.
     if (opts.minSavingsPct !== 0 && s.verdict!.measured_chars.savings_pct < opts.minSavingsPct) return;
     const range = sectionRange(s);
     codes.push(index << 1);
     ranges.push(range);
-    if (s.action === 'convert') {
+    if (offers) {
       codes.push((index << 1) | 1);
       ranges.push(range);
     }

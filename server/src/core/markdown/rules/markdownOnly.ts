@@ -51,6 +51,8 @@ export function footnoteIn(s: string): string | undefined {
   }
   return undefined;
 }
+/** The warning's code. */
+export const MARKDOWN_ONLY_CODE = 'markdown_only';
 /** `<!-- toonlens: keep -->` (or `toonlens-keep`) on its own. */
 const KEEP_COMMENT = /^ {0,3}<!--\s*(?:toonlens\s*:\s*keep|toonlens-keep)\s*-->\s*$/i;
 /** What TOON escapes inside a quoted string. */
@@ -121,7 +123,7 @@ function blockStrings(b: Block): string[] {
 }
 
 /** Why a block keeps its section markdown, and the text to point at; null when it converts readably. */
-function markdownOnlyReason(b: Block): { what: string; at: string } | null {
+export function markdownOnlyReason(b: Block): { what: string; at: string } | null {
   if (b.kind === 'm') {
     // (a keep marker alone says keep_marker already)
     if (/^ {0,3}</.test(b.raw) && !KEEP_COMMENT.test(b.raw)) return { what: 'an HTML block', at: b.raw };
@@ -149,7 +151,7 @@ export function markdownOnlyWarning({ parsed, raw, headingEnd, section }: SliceR
     const why = markdownOnlyReason(b);
     if (!why) continue;
     const w: VerdictWarning = {
-      code: 'markdown_only',
+      code: MARKDOWN_ONLY_CODE,
       severity: 'info',
       message: `Kept as markdown: "${section}" holds ${why.what}, which a TOON fence would not keep as written.`,
       suggestion: 'Keep this section as markdown (or move that block to a section of its own).',
