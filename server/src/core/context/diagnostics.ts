@@ -104,16 +104,19 @@ export function contextDiagnostics(model: ContextModel, budgets: ContextBudgets 
   const inModel = new Set<string>();
   for (const a of model.agents) for (const e of a.entries) if (!e.matchesNothing) inModel.add(e.path);
   const groups = groupInstructions([...inModel].map((p) => ({ path: p, instructions: unitsOf(p) })));
-  /** Per copy: every other copy an agent loads with it, and which agents do. */
-  const dupes = new Map<Instruction, { path: string; others: Map<string, { at: Instruction; exact: boolean; agents: AgentId[]; always: boolean }> }>();
+  /** Per copy: every other copy an agent loads with it (in the order agents first name them), and which agents do. */
+  type Other = { path: string; at: Instruction; exact: boolean; agents: AgentId[]; always: boolean };
+  const dupes = new Map<Instruction, { path: string; others: Other[] }>();
   for (const a of model.agents) {
-    const byPath = new Map(a.entries.map((e) => [e.path, e]));
+    const byPath = new Map<string, ContextEntry>();
+    for (const e of a.entries) byPath.set(e.path, e);
     for (const hit of duplicatesAcross(groups, together(byPath, model.for))) {
       let d = dupes.get(hit.at);
-      if (!d) dupes.set(hit.at, (d = { path: hit.path, others: new Map() }));
+      if (!d) dupes.set(hit.at, (d = { path: hit.path, others: [] }));
       const always = byPath.get(hit.path)!.class === 'always' && byPath.get(hit.other.path)!.class === 'always';
-      const o = d.others.get(hit.other.path);
-      if (!o) d.others.set(hit.other.path, { at: hit.other.at, exact: hit.exact, agents: [a.agent], always });
+      // At most one other copy per agent: a short list, searched in place.
+      const o = d.others.find((x) => x.path === hit.other.path);
+      if (!o) d.others.push({ path: hit.other.path, at: hit.other.at, exact: hit.exact, agents: [a.agent], always });
       else {
         if (!o.agents.includes(a.agent)) o.agents.push(a.agent);
         o.always &&= always;
@@ -121,7 +124,7 @@ export function contextDiagnostics(model: ContextModel, budgets: ContextBudgets 
     }
   }
   for (const [at, d] of dupes) {
-    const others = [...d.others].map(([path, o]) => ({ path, ...o, line: lineOf(text(path), o.at.start) }));
+    const others = d.others.map((o) => ({ ...o, line: lineOf(text(o.path), o.at.start) }));
     const first = others[0]!;
     const allNear = others.every((o) => !o.exact);
     const where = others.map((o) => `${o.path}:${o.line}${o.exact || allNear ? '' : ' (nearly)'}, loaded with it by ${o.agents.map((x) => AGENT_NAMES[x]).join(', ')}${o.always ? ' on every request' : ''}`).join('; ');
