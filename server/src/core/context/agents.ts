@@ -102,6 +102,8 @@ export interface FileView {
   frontmatter(): Frontmatter;
   /** The `@path` references of the body, found on first use. */
   imports(): ImportRef[];
+  /** Token counts of the text and of its description, kept with the counter that made them (a cached view is reused across calls). */
+  tokens?: { by: (text: string) => number; text: number; description?: number };
 }
 
 const lower = (s: string) => s.toLowerCase();

@@ -201,7 +201,7 @@ export interface Together {
 }
 
 /** One copy of an instruction: its file (an index into {@link InstructionGroups.paths}) and its number among all copies. */
-type Copy = { file: number; id: number; at: Instruction };
+export type Copy = { file: number; id: number; at: Instruction };
 
 /** Every instruction of a set of files grouped by its exact and its near key: built once, searched per agent. */
 export interface InstructionGroups {
@@ -214,8 +214,11 @@ export interface InstructionGroups {
 }
 
 export function groupInstructions(files: readonly { path: string; instructions: readonly Instruction[] }[]): InstructionGroups {
-  const byExact = new Map<string, Copy[]>();
-  const byNear = new Map<string, Copy[]>();
+  // A key seen once holds its copy; an array only from the second copy on (most instructions have no duplicate).
+  const byExact = new Map<string, Copy | Copy[]>();
+  const byNear = new Map<string, Copy | Copy[]>();
+  const exact: Copy[][] = [];
+  const near: Copy[][] = [];
   const paths: string[] = [];
   const index = new Map<string, number>();
   let id = 0;
@@ -227,16 +230,11 @@ export function groupInstructions(files: readonly { path: string; instructions: 
     }
     for (const at of f.instructions) {
       const c: Copy = { file, id: id++, at };
-      addTo(byExact, at.exact, c);
-      if (at.near) addTo(byNear, at.near, c);
+      addTo(byExact, exact, at.exact, c);
+      if (at.near) addTo(byNear, near, at.near, c);
     }
   }
-  const multi = (m: Map<string, Copy[]>) => {
-    const out: Copy[][] = [];
-    for (const g of m.values()) if (g.length > 1) out.push(g);
-    return out;
-  };
-  return { paths, size: id, exact: multi(byExact), near: multi(byNear) };
+  return { paths, size: id, exact, near };
 }
 
 /**
@@ -246,19 +244,24 @@ export function groupInstructions(files: readonly { path: string; instructions: 
  */
 export function duplicatesAcross(files: readonly { path: string; instructions: readonly Instruction[] }[] | InstructionGroups, together: Together): DuplicateHit[] {
   const groups = Array.isArray(files) ? groupInstructions(files) : (files as InstructionGroups);
-  // Per file: 0 not loaded with the others, 1 eligible, 2 eligible and an anchor.
   const status = new Uint8Array(groups.paths.length);
-  let anyAnchor = false;
   for (let i = 0; i < groups.paths.length; i++) {
     const p = groups.paths[i]!;
-    if (!together.eligible(p)) continue;
-    const anchor = together.anchor(p);
-    status[i] = anchor ? 2 : 1;
-    anyAnchor ||= anchor;
+    if (together.eligible(p)) status[i] = together.anchor(p) ? 2 : 1;
   }
   const out: DuplicateHit[] = [];
+  eachDuplicate(groups, status, (g, other, exact) => out.push({ path: groups.paths[g.file]!, at: g.at, other: { path: groups.paths[other.file]!, at: other.at }, exact }));
+  return out;
+}
+
+/**
+ * The search under {@link duplicatesAcross}, on the files' status by index (0 not loaded with the others, 1
+ * eligible, 2 eligible and an anchor): `visit` gets each copy that has another, with that other copy, exact
+ * groups first.
+ */
+export function eachDuplicate(groups: InstructionGroups, status: Uint8Array, visit: (copy: Copy, other: Copy, exact: boolean) => void): void {
   // Every pair holds an anchor: without one, nothing is loaded together.
-  if (!anyAnchor) return out;
+  if (!status.includes(2)) return;
   const done = new Uint8Array(groups.size);
   const scan = (list: readonly Copy[][], exact: boolean) => {
     for (const group of list) {
@@ -288,17 +291,22 @@ export function duplicatesAcross(files: readonly { path: string; instructions: r
         const other = p0.file !== g.file ? p0 : p1 && p1.file !== g.file ? p1 : undefined;
         if (!other) continue;
         done[g.id] = 1;
-        out.push({ path: groups.paths[g.file]!, at: g.at, other: { path: groups.paths[other.file]!, at: other.at }, exact });
+        visit(g, other, exact);
       }
     }
   };
   scan(groups.exact, true);
   scan(groups.near, false);
-  return out;
 }
 
-function addTo<T>(m: Map<string, T[]>, k: string, v: T): void {
+/** Adds a copy under its key; a key's second copy turns it into a group (listed in `groups` in first-seen order of duplication). */
+function addTo(m: Map<string, Copy | Copy[]>, groups: Copy[][], k: string, v: Copy): void {
   const l = m.get(k);
-  if (l) l.push(v);
-  else m.set(k, [v]);
+  if (l === undefined) m.set(k, v);
+  else if (Array.isArray(l)) l.push(v);
+  else {
+    const g = [l, v];
+    m.set(k, g);
+    groups.push(g);
+  }
 }

@@ -126,9 +126,23 @@ class Files {
   }
 
   count(path: string, text: string): number {
+    const v = this.views.get(path);
+    if (v && v.text === text) return this.memo(v).text;
     let n = this.tokens.get(path);
     if (n === undefined) this.tokens.set(path, (n = this.input.count(text)));
     return n;
+  }
+
+  /** Tokens of an on-use file's description (what each request pays for it). */
+  countDescription(v: FileView): number {
+    const m = this.memo(v);
+    return (m.description ??= this.input.count(descriptionText(v.frontmatter())));
+  }
+
+  /** A view's token counts, reset when another counter asks (a different tokenizer). */
+  private memo(v: FileView): NonNullable<FileView['tokens']> {
+    if (v.tokens?.by !== this.input.count) v.tokens = { by: this.input.count, text: this.input.count(v.text) };
+    return v.tokens;
   }
 
   importsOf(v: FileView): ImportRef[] {
@@ -227,7 +241,7 @@ export function contextModel(input: ContextInput): ContextModel {
       if (prior && rank(prior.class) <= rank(spec.class)) return undefined;
       const tokens = counted ? files.count(v.path, v.text) : 0;
       const loaded = spec.class === 'always' || (spec.class === 'matching' && forPath !== '' && matches(spec.globs ?? [], forPath));
-      const alwaysTokens = spec.class === 'always' ? tokens : counted && spec.class === 'on-use' && spec.paid === 'description' ? input.count(descriptionText(v.frontmatter())) : 0;
+      const alwaysTokens = spec.class === 'always' ? tokens : counted && spec.class === 'on-use' && spec.paid === 'description' ? files.countDescription(v) : 0;
       const e: ContextEntry = { path: v.path, class: spec.class, rule: spec.rule, tokens, alwaysTokens, loaded };
       if (spec.globs) e.globs = spec.globs;
       if (via !== undefined) {

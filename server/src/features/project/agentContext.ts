@@ -41,9 +41,10 @@ interface Computed {
 /** One workspace folder's agent files and the model computed from them. */
 class FolderContext {
   private repo: Promise<RepositoryContext> | undefined;
-  /** Token counts by text, parsed files and their instructions by path: an edit redoes the edited file only. */
-  private readonly counts = new Map<string, number>();
+  /** Parsed files (with their token counts) and their instructions by path: an edit redoes the edited file only. */
   private readonly views: ContextCache = new Map();
+  /** One counter per tokenizer: the views keep the counts of the counter that made them. */
+  private counter: { name: string; count: (text: string) => number } | undefined;
   private readonly units: InstructionCache = new Map();
   private computed: { key: string; value: Computed } | undefined;
   private config: ToonLensConfig | undefined;
@@ -110,20 +111,16 @@ class FolderContext {
     const files = repo.files.map((f) => ({ path: f.path, text: open.get(f.path) ?? f.text }));
     for (const [p, text] of open) if (!repo.files.some((f) => f.path === p) && isContextCandidate(p, repo.options)) files.push({ path: p, text });
     const config = this.config ?? EMPTY_CONFIG;
-    const tok = tokenizer(isTokenizerName(config.tokenizer) ? config.tokenizer : DEFAULT_TOKENIZER);
-    const counts = this.counts;
+    const name = isTokenizerName(config.tokenizer) ? config.tokenizer : DEFAULT_TOKENIZER;
+    if (this.counter?.name !== name) {
+      const tok = tokenizer(name);
+      this.counter = { name, count: (text) => tok.count(text) };
+    }
     const model = contextModel({
       files,
       allPaths: repo.allPaths,
       read: (p) => open.get(p) ?? repo.read(p),
-      count: (text) => {
-        let n = counts.get(text);
-        if (n === undefined) {
-          if (counts.size > 20_000) counts.clear();
-          counts.set(text, (n = tok.count(text)));
-        }
-        return n;
-      },
+      count: this.counter.count,
       options: repo.options,
       cache: this.views,
     });
