@@ -26,9 +26,9 @@ import { ConfigLoader } from '../../node/config';
 import { readRepositoryContext, type RepositoryContext } from '../../node/contextFiles';
 import { readRegularText } from '../../node/files';
 import { contextJson } from '../../core/context/json';
-import { AGENT_CONTEXT_COMMAND } from '../../protocol/commands';
+import { AGENT_CONTEXT_COMMAND, AGENT_STATUS_COMMAND, type AgentStatusAnswer } from '../../protocol/commands';
 
-export { AGENT_CONTEXT_COMMAND };
+export { AGENT_CONTEXT_COMMAND, AGENT_STATUS_COMMAND };
 
 const SEVERITY = { error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, info: DiagnosticSeverity.Information, hint: DiagnosticSeverity.Hint } as const;
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -163,6 +163,30 @@ export function lensTitle(model: ContextModel, path: string, diagnostics: readon
   return `loaded by ${who} · ${fmt(tokens)} tokens${top ? ` · also in ${top[0]}: ${top[1]} line${top[1] === 1 ? '' : 's'}` : ''}`;
 }
 
+const CLASS_WORDS: Record<LoadClass, string> = { always: 'always', matching: 'when matching', 'on-use': 'on use' };
+
+/**
+ * The status-bar entry of a file: the agents that load it (two names, then a count) and its real tokens; the
+ * tooltip has one line per agent, agent → class. Undefined when no agent loads the file (the entry is hidden).
+ */
+export function agentStatus(model: ContextModel, path: string): AgentStatusAnswer | undefined {
+  const lines: string[] = [];
+  const names: string[] = [];
+  let tokens = 0;
+  for (const a of model.agents) {
+    const e = a.entries.find((x) => x.path === path);
+    if (!e) continue;
+    tokens = Math.max(tokens, e.tokens);
+    names.push(AGENT_NAMES[a.agent]);
+    const how = e.class === 'matching' ? `when ${(e.globs ?? []).join(', ')}` : CLASS_WORDS[e.class];
+    const paid = e.class === 'always' ? `${fmt(e.tokens)} tokens on every request` : e.class === 'on-use' ? `${fmt(e.alwaysTokens)} tokens on every request, ${fmt(e.tokens)} when used` : `${fmt(e.tokens)} tokens`;
+    lines.push(`${AGENT_NAMES[a.agent]} → ${how} (${paid})`);
+  }
+  if (!names.length) return undefined;
+  const who = names.length <= 2 ? names.join(', ') : `${names.slice(0, 2).join(', ')} +${names.length - 2}`;
+  return { text: `$(hubot) ${who} · ${fmt(tokens)} tok`, tooltip: [`Agents loading ${path}:`, ...lines, '', 'Click to show the Agent Context view.'].join('\n') };
+}
+
 /** One line per agent that loads the file: its class, the rule (docs/agent-context.md) and what each request pays for it. */
 function lensTooltip(model: ContextModel, path: string): string {
   const lines: string[] = [];
@@ -263,6 +287,13 @@ export const agentContextFeature: FeatureModule = {
         return [lens];
       },
       commands: {
+        async [AGENT_STATUS_COMMAND](args) {
+          const arg = args[0] as { uri?: unknown } | undefined;
+          const at = typeof arg?.uri === 'string' ? folderOf(arg.uri) : undefined;
+          if (!at) return null;
+          const { model } = await serverWork.track(at.folder.compute());
+          return agentStatus(model, at.rel) ?? null;
+        },
         async [AGENT_CONTEXT_COMMAND](args) {
           const arg = args[0] as { uri?: string; for?: string } | undefined;
           const uri = arg?.uri ?? ctx.documents.all()[0]?.uri;
