@@ -240,3 +240,22 @@ describe('recomputing after an edit', () => {
     assert.deepEqual(warmDiagnostics, contextDiagnostics(cold));
   });
 });
+
+describe('nested project roots', () => {
+  test('a misplaced file inside a folder with its own .github, .vscode or .git is that folder’s, not unreachable here', () => {
+    const text = '# Rules\n\n- Keep every change small and reviewed.\n';
+    const files = [
+      { path: 'fixtures/demo/.github/copilot-instructions.md', text },
+      { path: 'fixtures/demo/.github/instructions/ts.instructions.md', text: `---\napplyTo: "**/*.ts"\n---\n${text}` },
+      { path: 'fixtures/demo/skills/x/SKILL.md', text },
+      { path: 'sub/.vscode/settings.json', text: '{}' },
+      { path: 'sub/docs/misplaced.instructions.md', text },
+      { path: 'docs/misplaced.instructions.md', text },
+      { path: '.claude/skills/a/b/SKILL.md', text },
+      { path: 'pkg/.claude/rules/none.md', text: `---\npaths: ["pkg/generated/**"]\n---\n${text}` },
+    ];
+    const m = contextModel({ files: files.filter((f) => f.path.endsWith('.md')), allPaths: files.map((f) => f.path), count: (t) => t.length });
+    // Still reported: misplaced at this root, a skill at the wrong depth (.claude is read nested too), a glob matching nothing.
+    assert.deepEqual(m.unreachable.map((u) => u.path), ['.claude/skills/a/b/SKILL.md', 'docs/misplaced.instructions.md', 'pkg/.claude/rules/none.md']);
+  });
+});

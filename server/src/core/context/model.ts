@@ -302,9 +302,12 @@ export function contextModel(input: ContextInput): ContextModel {
       if (!r.includes(reason)) r.push(reason);
     } else unreachable.set(path, [reason]);
   };
-  for (const s of skipped) note(s.path, `${s.reason} (${s.agent})`);
+  // A misplaced file inside a nested project root is that project's own configuration (docs/agent-context.md,
+  // "Nested project roots"): judged from there, not from this root.
+  const ownRoot = nestedRootFinder(allPaths);
+  for (const s of skipped) if (!(s.misplaced && ownRoot(s.path))) note(s.path, `${s.reason} (${s.agent})`);
   for (const e of matchNothing) note(e.path, `its globs (${e.globs.join(', ')}) match no file of the repository (${e.agent})`);
-  for (const f of input.files) if (!loadedSomewhere.has(f.path) && !unreachable.has(f.path)) note(f.path, 'no agent loads a file at this path');
+  for (const f of input.files) if (!loadedSomewhere.has(f.path) && !unreachable.has(f.path) && !ownRoot(f.path)) note(f.path, 'no agent loads a file at this path');
 
   const importEdges = [...edges.values()].flat();
   const texts = new Map<string, string>();
@@ -316,6 +319,38 @@ export function contextModel(input: ContextInput): ContextModel {
     cycles: findCycles(edges),
     unreachable: [...unreachable].map(([path, reasons]) => ({ path, reasons })).sort((a, b) => (a.path < b.path ? -1 : 1)),
     texts,
+  };
+}
+
+/**
+ * Entries that make their folder a project root of its own: a repository (a `.git` file: submodule, worktree), a
+ * GitHub folder (read at a repository's root only) or a VS Code workspace folder's settings. `.claude` and `.cursor`
+ * are not among them: both agents read those folders nested in a project too.
+ */
+const ROOT_MARKERS: ReadonlySet<string> = new Set(['.git', '.github', '.vscode']);
+
+/**
+ * Whether a path lies in a nested project root: a folder below the repository root holding one of
+ * {@link ROOT_MARKERS} (seen in the walked paths; a `.git` folder is never walked, a `.git` file is listed).
+ */
+function nestedRootFinder(allPaths: readonly string[]): (path: string) => boolean {
+  let roots: Set<string> | undefined;
+  return (path) => {
+    if (!roots) {
+      roots = new Set();
+      for (const p of allPaths) {
+        let at = p.indexOf('/');
+        while (at > 0) {
+          const next = p.indexOf('/', at + 1);
+          const seg = p.slice(at + 1, next < 0 ? p.length : next);
+          if (ROOT_MARKERS.has(seg)) roots.add(p.slice(0, at));
+          at = next;
+        }
+      }
+    }
+    if (!roots.size) return false;
+    for (let at = path.indexOf('/'); at > 0; at = path.indexOf('/', at + 1)) if (roots.has(path.slice(0, at))) return true;
+    return false;
   };
 }
 
