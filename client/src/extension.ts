@@ -16,6 +16,7 @@ import {
 import {
   AGENT_CONTEXT_COMMAND,
   AGENT_CONTEXT_VIEW,
+  AGENT_STATUS_COMMAND,
   CLIENT_COMMANDS,
   COMMANDS,
   CONFIRM_REQUEST,
@@ -28,6 +29,7 @@ import {
   TRUST_GRANTED_NOTIFICATION,
   type ActiveEditorArg,
   type AgentContextAnswer,
+  type AgentStatusAnswer,
   type ConfirmParams,
   type PlanSummary,
   type StatusParams,
@@ -135,9 +137,55 @@ function registerMcpServer(context: ExtensionContext): boolean {
   return true;
 }
 
-/** What the extension exports (for tests and other extensions): the status-bar item as shown. */
+/**
+ * The second status-bar item: which agents load the active file, in the server's words (toonlens.agentStatus);
+ * hidden for files no agent loads. Asked again when the active editor changes, after an edit settles and on save.
+ */
+class AgentStatusItem {
+  readonly item: StatusBarItem;
+  visible = false;
+  private asked = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor() {
+    this.item = window.createStatusBarItem('toonlens.agentContext', StatusBarAlignment.Right, 99);
+    this.item.name = 'ToonLens Agent Context';
+    this.item.command = CLIENT_COMMANDS.showAgentContext;
+  }
+
+  /** Asks soon (edits come in bursts; the answer for the last one is what counts). */
+  later(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.update(), 300);
+  }
+
+  async update(): Promise<void> {
+    const uri = window.activeTextEditor?.document.uri.toString();
+    const ask = ++this.asked;
+    const answer = uri && client ? ((await client.sendRequest(ExecuteCommandRequest.type, { command: AGENT_STATUS_COMMAND, arguments: [{ uri }] }).catch(() => null)) as AgentStatusAnswer | null) : null;
+    // A newer question (another editor, a later edit) was asked meanwhile: its answer wins.
+    if (ask !== this.asked) return;
+    this.visible = !!answer?.text;
+    if (!answer?.text) {
+      this.item.hide();
+      return;
+    }
+    this.item.text = answer.text;
+    this.item.tooltip = answer.tooltip;
+    this.item.show();
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.item.dispose();
+  }
+}
+
+/** What the extension exports (for tests and other extensions): the status-bar items as shown. */
 export interface ToonLensApi {
   status(): { text: string; tooltip: string | undefined; visible: boolean };
+  /** The agent-context item (which agents load the active file). */
+  agentStatus(): { text: string; tooltip: string | undefined; visible: boolean };
   /** Whether the MCP server was registered for agent mode (this VS Code has the API). */
   mcpRegistered: boolean;
 }
@@ -238,10 +286,20 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
     const uri = window.activeTextEditor?.document.uri.toString();
     return ask<AgentContextAnswer>(ExecuteCommandRequest.method, { command: AGENT_CONTEXT_COMMAND, arguments: uri ? [{ uri }] : [] });
   });
+  const agentStatus = new AgentStatusItem();
   context.subscriptions.push(
     window.registerTreeDataProvider(AGENT_CONTEXT_VIEW, view),
     commands.registerCommand(CLIENT_COMMANDS.refreshAgentContext, () => view.refresh()),
-    workspace.onDidSaveTextDocument(() => view.refresh()),
+    commands.registerCommand(CLIENT_COMMANDS.showAgentContext, () => commands.executeCommand(`${AGENT_CONTEXT_VIEW}.focus`)),
+    workspace.onDidSaveTextDocument(() => {
+      view.refresh();
+      agentStatus.later();
+    }),
+    agentStatus,
+    window.onDidChangeActiveTextEditor(() => void agentStatus.update()),
+    workspace.onDidChangeTextDocument((e) => {
+      if (e.document === window.activeTextEditor?.document) agentStatus.later();
+    }),
   );
   context.subscriptions.push(workspace.onDidGrantWorkspaceTrust(() => void client?.sendNotification(TRUST_GRANTED_NOTIFICATION)));
   // The document selector is fixed when the client starts: a new language list restarts the server.
@@ -257,7 +315,12 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
 
   client = createClient(context, status);
   await client.start();
-  return { status: () => ({ text: status.text, tooltip: typeof status.tooltip === 'string' ? status.tooltip : undefined, visible: statusVisible }), mcpRegistered };
+  void agentStatus.update();
+  return {
+    status: () => ({ text: status.text, tooltip: typeof status.tooltip === 'string' ? status.tooltip : undefined, visible: statusVisible }),
+    agentStatus: () => ({ text: agentStatus.item.text, tooltip: typeof agentStatus.item.tooltip === 'string' ? agentStatus.item.tooltip : undefined, visible: agentStatus.visible }),
+    mcpRegistered,
+  };
 }
 
 /** Set once the window closes (or the extension is disabled): late answers and failures are nobody's business then. */

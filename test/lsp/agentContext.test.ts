@@ -1,6 +1,7 @@
 // Agent context over LSP on the mixed fixture: the context diagnostics the CLI prints, with the other copy as
 // relatedInformation; the quick fix removing this copy only; the first-line lens; an edit in one file updating
-// the other's diagnostics; a file created on disk joining the model; the toonlens.agentContext command.
+// the other's diagnostics; a file created on disk joining the model; the toonlens.agentContext command; the
+// status-bar entry's text (toonlens.agentStatus).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -49,6 +50,18 @@ test('agent context in the editor: diagnostics, related copy, quick fix, lens, l
     const first = lenses.find((l) => l.range.start.line === 0 && /^loaded by /.test(l.command?.title ?? ''));
     assert.ok(first, JSON.stringify(lenses.map((l) => l.command?.title)));
     assert.match(first.command!.title, /^loaded by Claude Code, Codex, Copilot \(VS Code\), Cursor \(always\) · \d+ tokens · also in \S+: \d lines?$/);
+
+    // The status-bar entry: the agents loading the file and its tokens, agent → class in the tooltip; none for a
+    // file no agent loads.
+    const status = (await h.executeCommand('toonlens.agentStatus', [{ uri: agents }])) as { text: string; tooltip: string };
+    const lensTokens = /· (\d+) tokens/.exec(first.command!.title)![1];
+    assert.equal(status.text, `$(hubot) Claude Code, Codex +2 · ${lensTokens} tok`);
+    assert.deepEqual(status.tooltip.split('\n').filter((l) => l.includes(' → ')).map((l) => l.replace(/ \([^()]*\)$/, '')), ['Claude Code → always', 'Codex → always', 'Copilot (VS Code) → always', 'Cursor → always']);
+    const srcStatus = (await h.executeCommand('toonlens.agentStatus', [{ uri: h.openFile('src/CLAUDE.md', readFileSync(join(MIXED, 'src/CLAUDE.md'), 'utf8'), 'markdown') }])) as { text: string; tooltip: string };
+    assert.match(srcStatus.text, /^\$\(hubot\) Claude Code · \d+ tok$/);
+    assert.match(srcStatus.tooltip, /Claude Code → when src\/\*\* \(\d+ tokens\)/);
+    const notes = h.openFile('notes.md', '# Notes\n\nNothing here is loaded by an agent.\n', 'markdown');
+    assert.equal(await h.executeCommand('toonlens.agentStatus', [{ uri: notes }]), null);
 
     // An edit in CLAUDE.md (the fix applied) clears the duplicate on AGENTS.md too.
     const agentsBefore = contextCodes(await h.waitForDiagnostics(agents, (d) => contextCodes(d).length > 0));

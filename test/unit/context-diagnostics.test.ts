@@ -9,6 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AjvDraft07 from 'ajv';
+import fc from 'fast-check';
 import { contextModel } from '../../server/src/core/context/model';
 import { contextDiagnostics } from '../../server/src/core/context/diagnostics';
 import { parseFrontmatter, stringList } from '../../server/src/core/context/frontmatter';
@@ -73,6 +74,56 @@ describe('frontmatter, imports, instructions', () => {
     duplicatesAcross(make(8000), together);
     assert.ok(calls <= small * 8 * 1.5, `${calls} vs ${small}`);
   });
+});
+
+/** Fastest CPU time of `f` over a few runs, in ms (CPU time, so a preempted process does not inflate a sample). */
+function fastest(f: (run: number) => void, runs = 5): number {
+  let best = Infinity;
+  for (let k = 0; k < runs; k++) {
+    const s = process.cpuUsage();
+    f(k);
+    const d = process.cpuUsage(s);
+    best = Math.min(best, (d.user + d.system) / 1000);
+  }
+  return best;
+}
+
+describe('instruction keys', () => {
+  // The normalization as first written with regexes: the scanners must give the same key on any text.
+  const reference = (s: string) => {
+    let t = s.toLowerCase();
+    if (/[*_`~]/.test(t)) t = t.replace(/[*_`~]/g, '');
+    if (t.includes('](')) t = t.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+    return t.replace(/\s+/g, ' ').replace(/[\s.;:!?,]+$/, '').trim();
+  };
+
+  test('the exact key equals the regex normalization on any list item', () => {
+    const piece = fc.constantFrom('[', ']', '(', ')', '](', 'a', 'Word', ' ', '  ', '\t', '.', ',', ';', '!', '?', ':', '*', '_', '`', '~', 'é', '\u00a0', 'x1');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (parts) => {
+        const body = `alpha beta gamma ${parts.join('')}`;
+        const [unit] = instructions(`- ${body}\n`);
+        assert.equal(unit?.exact, reference(body));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  for (const [name, make] of [
+    ['end punctuation runs', (n: number) => `keep these words ${',;'.repeat(n / 2)} then more`],
+    ['unclosed link brackets', (n: number) => `keep these words ${'['.repeat(n)}](target`],
+    ['link brackets without a target', (n: number) => `keep these words ${'[a]'.repeat(n / 3)}(`],
+  ] as const) {
+    test(`${name}: time(160,000 chars) / time(20,000 chars) stays near 8 (linear)`, () => {
+      // A new first word each run: keys are memoized by text, and each run must compute its own.
+      const small = make(20_000);
+      const large = make(160_000);
+      instructions(`- warm ${small}\n`);
+      const ts = fastest((k) => void instructions(`- run${k} ${small}\n`));
+      const tl = fastest((k) => void instructions(`- run${k} ${large}\n`));
+      assert.ok(tl / Math.max(ts, 0.5) < 24, `ratio ${(tl / ts).toFixed(1)} (${ts.toFixed(2)} ms → ${tl.toFixed(2)} ms)`);
+    });
+  }
 });
 
 describe('context diagnostics', () => {

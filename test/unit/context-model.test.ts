@@ -7,7 +7,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contextModel, type ContextEntry, type ContextModel } from '../../server/src/core/context/model';
+import { contextModel, type ContextCache, type ContextEntry, type ContextModel } from '../../server/src/core/context/model';
+import { contextDiagnostics, type InstructionCache } from '../../server/src/core/context/diagnostics';
 import { LOAD_RULES, type AgentId, type AgentOptions } from '../../server/src/core/context/agents';
 import { readRepositoryContext } from '../../server/src/node/contextFiles';
 import { workspaceFiles } from '../../server/src/node/workspaceFiles';
@@ -203,5 +204,58 @@ describe('the repository walk', () => {
     const got = await workspaceFiles(root, { wanted: () => true, maxFiles: 1e6, maxEntries: 1e6, cancelled: () => false });
     assert.deepEqual(got.files, expected);
     assert.ok(expected.length > 60);
+  });
+});
+
+describe('recomputing after an edit', () => {
+  test('an edit re-parses, re-counts and re-scans the edited file only, and gives the cold result', async () => {
+    const repo = await readRepositoryContext(join(DIR, 'mixed'));
+    const files = repo.files.map((f) => ({ ...f }));
+    const counted: string[] = [];
+    const count = (t: string) => {
+      counted.push(t);
+      return tok.count(t);
+    };
+    const cache: ContextCache = new Map();
+    const units: InstructionCache = new Map();
+    const input = { files, allPaths: repo.allPaths, read: repo.read, count, options: repo.options, cache };
+    contextDiagnostics(contextModel(input), {}, units);
+    assert.ok(counted.length >= files.length);
+    const viewsBefore = new Map(cache);
+    const unitsBefore = new Map(units);
+
+    const i = files.findIndex((f) => f.path === 'AGENTS.md');
+    files[i] = { path: 'AGENTS.md', text: `${files[i]!.text}- A new rule added in the editor for everyone.\n` };
+    counted.length = 0;
+    const warm = contextModel(input);
+    const warmDiagnostics = contextDiagnostics(warm, {}, units);
+
+    // One count (the edited text), one new parse and one new instruction list, all for the edited file.
+    assert.deepEqual(counted, [files[i]!.text]);
+    for (const [p, v] of cache) assert.equal(v === viewsBefore.get(p), p !== 'AGENTS.md', p);
+    for (const [p, u] of units) assert.equal(u === unitsBefore.get(p), p !== 'AGENTS.md', p);
+
+    const cold = contextModel({ files, allPaths: repo.allPaths, read: repo.read, count: (t) => tok.count(t), options: repo.options });
+    assert.deepEqual(warm.agents, cold.agents);
+    assert.deepEqual(warmDiagnostics, contextDiagnostics(cold));
+  });
+});
+
+describe('nested project roots', () => {
+  test('a misplaced file inside a folder with its own .github, .vscode or .git is that folder’s, not unreachable here', () => {
+    const text = '# Rules\n\n- Keep every change small and reviewed.\n';
+    const files = [
+      { path: 'fixtures/demo/.github/copilot-instructions.md', text },
+      { path: 'fixtures/demo/.github/instructions/ts.instructions.md', text: `---\napplyTo: "**/*.ts"\n---\n${text}` },
+      { path: 'fixtures/demo/skills/x/SKILL.md', text },
+      { path: 'sub/.vscode/settings.json', text: '{}' },
+      { path: 'sub/docs/misplaced.instructions.md', text },
+      { path: 'docs/misplaced.instructions.md', text },
+      { path: '.claude/skills/a/b/SKILL.md', text },
+      { path: 'pkg/.claude/rules/none.md', text: `---\npaths: ["pkg/generated/**"]\n---\n${text}` },
+    ];
+    const m = contextModel({ files: files.filter((f) => f.path.endsWith('.md')), allPaths: files.map((f) => f.path), count: (t) => t.length });
+    // Still reported: misplaced at this root, a skill at the wrong depth (.claude is read nested too), a glob matching nothing.
+    assert.deepEqual(m.unreachable.map((u) => u.path), ['.claude/skills/a/b/SKILL.md', 'docs/misplaced.instructions.md', 'pkg/.claude/rules/none.md']);
   });
 });

@@ -101,6 +101,8 @@ export const CLIENT_COMMANDS = {
   showOutput: 'toonlens.showOutput',
   restartServer: 'toonlens.restartServer',
   refreshAgentContext: 'toonlens.refreshAgentContext',
+  /** Reveals the Agent Context view (what the status-bar entry runs). */
+  showAgentContext: 'toonlens.showAgentContext',
 } as const;
 
 /**
@@ -108,6 +110,20 @@ export const CLIENT_COMMANDS = {
  * folder's absolute path). Argument: `{ uri }` of a document in the folder (default: the first folder).
  */
 export const AGENT_CONTEXT_COMMAND = 'toonlens.agentContext';
+/**
+ * Server command answering the status-bar entry of one file: which agents load it, as the text and tooltip to
+ * show ({@link AgentStatusAnswer}), or null when no agent loads it (the entry is hidden). Argument: `{ uri }`.
+ */
+export const AGENT_STATUS_COMMAND = 'toonlens.agentStatus';
+
+/** The status-bar entry of a file some agent loads, as the server words it (the client shows it as is). */
+export interface AgentStatusAnswer {
+  /** E.g. `$(hubot) Claude Code, Codex · 2,341 tok`. */
+  text: string;
+  /** One line per agent: agent → class, with what each request pays. */
+  tooltip: string;
+}
+
 /** The id of the "Agent Context" view (package.json `contributes.views`). */
 export const AGENT_CONTEXT_VIEW = 'toonlens.agentContextView';
 

@@ -80,6 +80,8 @@ export interface Skipped {
   path: string;
   agent: AgentId;
   reason: string;
+  /** In a folder the agent does not read it from (as opposed to shadowed, empty or misnamed). */
+  misplaced?: boolean;
 }
 
 export interface AgentOptions {
@@ -102,6 +104,8 @@ export interface FileView {
   frontmatter(): Frontmatter;
   /** The `@path` references of the body, found on first use. */
   imports(): ImportRef[];
+  /** Token counts of the text and of its description, kept with the counter that made them (a cached view is reused across calls). */
+  tokens?: { by: (text: string) => number; text: number; description?: number };
 }
 
 const lower = (s: string) => s.toLowerCase();
@@ -155,7 +159,7 @@ function claude(files: readonly FileView[], skipped: Skipped[]): LoadSpec[] {
       // `D/.claude/CLAUDE.md` is D's project memory.
       const scope = lower(baseOf(dir)) === '.claude' ? dirOf(dir) : dir;
       if (lower(baseOf(dir)) === '.claude' && name === 'claude.local.md') {
-        skipped.push({ path: f.path, agent: 'claude-code', reason: 'CLAUDE.local.md is read beside CLAUDE.md, not inside .claude/' });
+        skipped.push({ path: f.path, agent: 'claude-code', reason: 'CLAUDE.local.md is read beside CLAUDE.md, not inside .claude/', misplaced: true });
         continue;
       }
       out.push(perFolder(f.path, scope, name === 'claude.md' ? 'claude/memory' : 'claude/local-memory', 'claude/nested-memory'));
@@ -171,7 +175,7 @@ function claude(files: readonly FileView[], skipped: Skipped[]): LoadSpec[] {
     const skills = underFolder(f.path, '.claude/skills');
     if (skills) {
       if (name === 'skill.md' && skills.rest.split('/').length === 2) out.push(onUse(f.path, 'claude/skill', f.frontmatter()));
-      else if (name === 'skill.md') skipped.push({ path: f.path, agent: 'claude-code', reason: 'a skill is .claude/skills/<name>/SKILL.md, one folder deep' });
+      else if (name === 'skill.md') skipped.push({ path: f.path, agent: 'claude-code', reason: 'a skill is .claude/skills/<name>/SKILL.md, one folder deep', misplaced: true });
       continue;
     }
     const agents = underFolder(f.path, '.claude/agents');
@@ -232,7 +236,7 @@ function cursor(files: readonly FileView[], skipped: Skipped[]): LoadSpec[] {
     if (name === 'agents.md') out.push(perFolder(f.path, dirOf(f.path), 'cursor/agents-md', 'cursor/nested-agents-md'));
     else if (name === '.cursorrules') {
       if (dirOf(f.path) === '') out.push({ path: f.path, class: 'always', rule: 'cursor/legacy', paid: 'body' });
-      else skipped.push({ path: f.path, agent: 'cursor', reason: '.cursorrules is read at the project root only' });
+      else skipped.push({ path: f.path, agent: 'cursor', reason: '.cursorrules is read at the project root only', misplaced: true });
     }
   }
   return out;
@@ -250,12 +254,12 @@ function copilot(files: readonly FileView[], skipped: Skipped[]): LoadSpec[] {
     const name = lower(baseOf(f.path));
     const lp = lower(f.path);
     if (lp === '.github/copilot-instructions.md') out.push({ path: f.path, class: 'always', rule: 'copilot/instructions', paid: 'body' });
-    else if (name === 'copilot-instructions.md') skipped.push({ path: f.path, agent: 'copilot', reason: 'copilot-instructions.md is read from .github/ at the workspace root only' });
+    else if (name === 'copilot-instructions.md') skipped.push({ path: f.path, agent: 'copilot', reason: 'copilot-instructions.md is read from .github/ at the workspace root only', misplaced: true });
     else if (lp === 'agents.md') out.push({ path: f.path, class: 'always', rule: 'copilot/agents-md', paid: 'body' });
-    else if (name === 'agents.md') skipped.push({ path: f.path, agent: 'copilot', reason: 'nested AGENTS.md files are read only with the experimental chat.useNestedAgentsMdFiles setting, off by default' });
+    else if (name === 'agents.md') skipped.push({ path: f.path, agent: 'copilot', reason: 'nested AGENTS.md files are read only with the experimental chat.useNestedAgentsMdFiles setting, off by default', misplaced: true });
     else if (name.endsWith('.instructions.md')) {
       if (!lp.startsWith('.github/instructions/')) {
-        skipped.push({ path: f.path, agent: 'copilot', reason: 'instruction files are read from .github/instructions/' });
+        skipped.push({ path: f.path, agent: 'copilot', reason: 'instruction files are read from .github/instructions/', misplaced: true });
         continue;
       }
       const fm = f.frontmatter();
@@ -263,10 +267,10 @@ function copilot(files: readonly FileView[], skipped: Skipped[]): LoadSpec[] {
       out.push(applyTo.length ? globSpec(f.path, '', applyTo, 'copilot/apply-to') : onUse(f.path, 'copilot/no-apply-to', fm));
     } else if (name.endsWith('.prompt.md')) {
       if (lp.startsWith('.github/prompts/')) out.push({ path: f.path, class: 'on-use', rule: 'copilot/prompt', paid: 'none' });
-      else skipped.push({ path: f.path, agent: 'copilot', reason: 'prompt files are read from .github/prompts/' });
+      else skipped.push({ path: f.path, agent: 'copilot', reason: 'prompt files are read from .github/prompts/', misplaced: true });
     } else if (name.endsWith('.agent.md') || name.endsWith('.chatmode.md')) {
       if (lp.startsWith('.github/agents/') || lp.startsWith('.github/chatmodes/')) out.push(onUse(f.path, 'copilot/agent', f.frontmatter()));
-      else skipped.push({ path: f.path, agent: 'copilot', reason: 'custom agent files are read from .github/agents/' });
+      else skipped.push({ path: f.path, agent: 'copilot', reason: 'custom agent files are read from .github/agents/', misplaced: true });
     } else if (name === 'skill.md' && isTopSkill(lp)) out.push(onUse(f.path, 'copilot/skill', f.frontmatter()));
   }
   return out;

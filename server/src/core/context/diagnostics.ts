@@ -7,9 +7,9 @@
 import { formatInt } from '../format';
 import { CODES, type DiagnosticCode, type Severity } from '../codes';
 import { AGENT_NAMES, MAX_IMPORT_DEPTH, type AgentId } from './agents';
-import { duplicatesAcross, groupInstructions, instructions, type Instruction, type Together } from './duplicates';
+import { eachDuplicate, groupInstructions, instructions, type Instruction } from './duplicates';
 import { parseFrontmatter } from './frontmatter';
-import type { ContextEntry, ContextModel } from './model';
+import type { ContextModel } from './model';
 
 export interface ContextRelated {
   path: string;
@@ -72,20 +72,6 @@ function lineFinder(): (text: string, offset: number) => number {
   };
 }
 
-/** The pairs an agent loads together (docs/agent-context.md#diagnostics), as the duplicate search's two predicates. */
-function together(byPath: ReadonlyMap<string, ContextEntry>, forPath: string): Together {
-  // One lookup per copy: 1 eligible, 2 eligible and an anchor.
-  const status = new Map<string, 1 | 2>();
-  for (const [p, e] of byPath) {
-    if (e.matchesNothing) continue;
-    if (forPath !== '') {
-      if (e.loaded) status.set(p, 2);
-      else if (e.class === 'on-use') status.set(p, 1);
-    } else status.set(p, e.class === 'always' ? 2 : 1);
-  }
-  return { eligible: (p) => status.has(p), anchor: (p) => status.get(p) === 2 };
-}
-
 /** Every context diagnostic of a model, grouped by nothing (each names its path), in path then offset order. */
 export function contextDiagnostics(model: ContextModel, budgets: ContextBudgets = {}, cache?: InstructionCache): ContextDiagnostic[] {
   const out: ContextDiagnostic[] = [];
@@ -105,24 +91,46 @@ export function contextDiagnostics(model: ContextModel, budgets: ContextBudgets 
   const inModel = new Set<string>();
   for (const a of model.agents) for (const e of a.entries) if (!e.matchesNothing) inModel.add(e.path);
   const groups = groupInstructions([...inModel].map((p) => ({ path: p, instructions: unitsOf(p) })));
-  /** Per copy: every other copy an agent loads with it, and which agents do. */
-  const dupes = new Map<Instruction, { path: string; others: Map<string, { at: Instruction; exact: boolean; agents: AgentId[]; always: boolean }> }>();
+  /** Per copy (by number): every other copy an agent loads with it, in the order agents first name them, and which agents do. */
+  type Other = { path: string; at: Instruction; exact: boolean; agents: AgentId[]; always: boolean };
+  const dupes: { path: string; at: Instruction; others: Other[] }[] = [];
+  const dupeOf = new Int32Array(groups.size).fill(-1);
+  const index = new Map<string, number>();
+  groups.paths.forEach((p, i) => index.set(p, i));
+  const status = new Uint8Array(groups.paths.length);
+  const always = new Uint8Array(groups.paths.length);
   for (const a of model.agents) {
-    const byPath = new Map(a.entries.map((e) => [e.path, e]));
-    for (const hit of duplicatesAcross(groups, together(byPath, model.for))) {
-      let d = dupes.get(hit.at);
-      if (!d) dupes.set(hit.at, (d = { path: hit.path, others: new Map() }));
-      const always = byPath.get(hit.path)!.class === 'always' && byPath.get(hit.other.path)!.class === 'always';
-      const o = d.others.get(hit.other.path);
-      if (!o) d.others.set(hit.other.path, { at: hit.other.at, exact: hit.exact, agents: [a.agent], always });
+    // Which pairs this agent loads together (docs/agent-context.md#diagnostics): both eligible, one an anchor (paid
+    // on every request, or with a working path, loaded for it).
+    status.fill(0);
+    always.fill(0);
+    for (const e of a.entries) {
+      const i = index.get(e.path);
+      if (i === undefined || e.matchesNothing) continue;
+      if (model.for !== '') status[i] = e.loaded ? 2 : e.class === 'on-use' ? 1 : 0;
+      else status[i] = e.class === 'always' ? 2 : 1;
+      always[i] = e.class === 'always' ? 1 : 0;
+    }
+    eachDuplicate(groups, status, (copy, other, exact) => {
+      let d = dupes[dupeOf[copy.id]!];
+      if (!d) {
+        dupeOf[copy.id] = dupes.length;
+        dupes.push((d = { path: groups.paths[copy.file]!, at: copy.at, others: [] }));
+      }
+      const both = always[copy.file] === 1 && always[other.file] === 1;
+      const otherPath = groups.paths[other.file]!;
+      // At most one other copy per agent: a short list, searched in place.
+      const o = d.others.find((x) => x.path === otherPath);
+      if (!o) d.others.push({ path: otherPath, at: other.at, exact, agents: [a.agent], always: both });
       else {
         if (!o.agents.includes(a.agent)) o.agents.push(a.agent);
-        o.always &&= always;
+        o.always &&= both;
       }
-    }
+    });
   }
-  for (const [at, d] of dupes) {
-    const others = [...d.others].map(([path, o]) => ({ path, ...o, line: lineOf(text(path), o.at.start) }));
+  for (const d of dupes) {
+    const at = d.at;
+    const others = d.others.map((o) => ({ ...o, line: lineOf(text(o.path), o.at.start) }));
     const first = others[0]!;
     const allNear = others.every((o) => !o.exact);
     const where = others.map((o) => `${o.path}:${o.line}${o.exact || allNear ? '' : ' (nearly)'}, loaded with it by ${o.agents.map((x) => AGENT_NAMES[x]).join(', ')}${o.always ? ' on every request' : ''}`).join('; ');

@@ -126,9 +126,23 @@ class Files {
   }
 
   count(path: string, text: string): number {
+    const v = this.views.get(path);
+    if (v && v.text === text) return this.memo(v).text;
     let n = this.tokens.get(path);
     if (n === undefined) this.tokens.set(path, (n = this.input.count(text)));
     return n;
+  }
+
+  /** Tokens of an on-use file's description (what each request pays for it). */
+  countDescription(v: FileView): number {
+    const m = this.memo(v);
+    return (m.description ??= this.input.count(descriptionText(v.frontmatter())));
+  }
+
+  /** A view's token counts, reset when another counter asks (a different tokenizer). */
+  private memo(v: FileView): NonNullable<FileView['tokens']> {
+    if (v.tokens?.by !== this.input.count) v.tokens = { by: this.input.count, text: this.input.count(v.text) };
+    return v.tokens;
   }
 
   importsOf(v: FileView): ImportRef[] {
@@ -227,7 +241,7 @@ export function contextModel(input: ContextInput): ContextModel {
       if (prior && rank(prior.class) <= rank(spec.class)) return undefined;
       const tokens = counted ? files.count(v.path, v.text) : 0;
       const loaded = spec.class === 'always' || (spec.class === 'matching' && forPath !== '' && matches(spec.globs ?? [], forPath));
-      const alwaysTokens = spec.class === 'always' ? tokens : counted && spec.class === 'on-use' && spec.paid === 'description' ? input.count(descriptionText(v.frontmatter())) : 0;
+      const alwaysTokens = spec.class === 'always' ? tokens : counted && spec.class === 'on-use' && spec.paid === 'description' ? files.countDescription(v) : 0;
       const e: ContextEntry = { path: v.path, class: spec.class, rule: spec.rule, tokens, alwaysTokens, loaded };
       if (spec.globs) e.globs = spec.globs;
       if (via !== undefined) {
@@ -288,9 +302,12 @@ export function contextModel(input: ContextInput): ContextModel {
       if (!r.includes(reason)) r.push(reason);
     } else unreachable.set(path, [reason]);
   };
-  for (const s of skipped) note(s.path, `${s.reason} (${s.agent})`);
+  // A misplaced file inside a nested project root is that project's own configuration (docs/agent-context.md,
+  // "Nested project roots"): judged from there, not from this root.
+  const ownRoot = nestedRootFinder(allPaths);
+  for (const s of skipped) if (!(s.misplaced && ownRoot(s.path))) note(s.path, `${s.reason} (${s.agent})`);
   for (const e of matchNothing) note(e.path, `its globs (${e.globs.join(', ')}) match no file of the repository (${e.agent})`);
-  for (const f of input.files) if (!loadedSomewhere.has(f.path) && !unreachable.has(f.path)) note(f.path, 'no agent loads a file at this path');
+  for (const f of input.files) if (!loadedSomewhere.has(f.path) && !unreachable.has(f.path) && !ownRoot(f.path)) note(f.path, 'no agent loads a file at this path');
 
   const importEdges = [...edges.values()].flat();
   const texts = new Map<string, string>();
@@ -302,6 +319,38 @@ export function contextModel(input: ContextInput): ContextModel {
     cycles: findCycles(edges),
     unreachable: [...unreachable].map(([path, reasons]) => ({ path, reasons })).sort((a, b) => (a.path < b.path ? -1 : 1)),
     texts,
+  };
+}
+
+/**
+ * Entries that make their folder a project root of its own: a repository (a `.git` file: submodule, worktree), a
+ * GitHub folder (read at a repository's root only) or a VS Code workspace folder's settings. `.claude` and `.cursor`
+ * are not among them: both agents read those folders nested in a project too.
+ */
+const ROOT_MARKERS: ReadonlySet<string> = new Set(['.git', '.github', '.vscode']);
+
+/**
+ * Whether a path lies in a nested project root: a folder below the repository root holding one of
+ * {@link ROOT_MARKERS} (seen in the walked paths; a `.git` folder is never walked, a `.git` file is listed).
+ */
+function nestedRootFinder(allPaths: readonly string[]): (path: string) => boolean {
+  let roots: Set<string> | undefined;
+  return (path) => {
+    if (!roots) {
+      roots = new Set();
+      for (const p of allPaths) {
+        let at = p.indexOf('/');
+        while (at > 0) {
+          const next = p.indexOf('/', at + 1);
+          const seg = p.slice(at + 1, next < 0 ? p.length : next);
+          if (ROOT_MARKERS.has(seg)) roots.add(p.slice(0, at));
+          at = next;
+        }
+      }
+    }
+    if (!roots.size) return false;
+    for (let at = path.indexOf('/'); at > 0; at = path.indexOf('/', at + 1)) if (roots.has(path.slice(0, at))) return true;
+    return false;
   };
 }
 

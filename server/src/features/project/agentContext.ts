@@ -27,9 +27,9 @@ import { ConfigLoader } from '../../node/config';
 import { readRepositoryContext, type RepositoryContext } from '../../node/contextFiles';
 import { readRegularText } from '../../node/files';
 import { contextJson } from '../../core/context/json';
-import { AGENT_CONTEXT_COMMAND } from '../../protocol/commands';
+import { AGENT_CONTEXT_COMMAND, AGENT_STATUS_COMMAND, type AgentStatusAnswer } from '../../protocol/commands';
 
-export { AGENT_CONTEXT_COMMAND };
+export { AGENT_CONTEXT_COMMAND, AGENT_STATUS_COMMAND };
 
 const SEVERITY = { error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, info: DiagnosticSeverity.Information, hint: DiagnosticSeverity.Hint } as const;
 const fmt = formatInt;
@@ -42,9 +42,10 @@ interface Computed {
 /** One workspace folder's agent files and the model computed from them. */
 class FolderContext {
   private repo: Promise<RepositoryContext> | undefined;
-  /** Token counts by text, parsed files and their instructions by path: an edit redoes the edited file only. */
-  private readonly counts = new Map<string, number>();
+  /** Parsed files (with their token counts) and their instructions by path: an edit redoes the edited file only. */
   private readonly views: ContextCache = new Map();
+  /** One counter per tokenizer: the views keep the counts of the counter that made them. */
+  private counter: { name: string; count: (text: string) => number } | undefined;
   private readonly units: InstructionCache = new Map();
   private computed: { key: string; value: Computed } | undefined;
   private config: ToonLensConfig | undefined;
@@ -111,20 +112,16 @@ class FolderContext {
     const files = repo.files.map((f) => ({ path: f.path, text: open.get(f.path) ?? f.text }));
     for (const [p, text] of open) if (!repo.files.some((f) => f.path === p) && isContextCandidate(p, repo.options)) files.push({ path: p, text });
     const config = this.config ?? EMPTY_CONFIG;
-    const tok = tokenizer(isTokenizerName(config.tokenizer) ? config.tokenizer : DEFAULT_TOKENIZER);
-    const counts = this.counts;
+    const name = isTokenizerName(config.tokenizer) ? config.tokenizer : DEFAULT_TOKENIZER;
+    if (this.counter?.name !== name) {
+      const tok = tokenizer(name);
+      this.counter = { name, count: (text) => tok.count(text) };
+    }
     const model = contextModel({
       files,
       allPaths: repo.allPaths,
       read: (p) => open.get(p) ?? repo.read(p),
-      count: (text) => {
-        let n = counts.get(text);
-        if (n === undefined) {
-          if (counts.size > 20_000) counts.clear();
-          counts.set(text, (n = tok.count(text)));
-        }
-        return n;
-      },
+      count: this.counter.count,
       options: repo.options,
       cache: this.views,
     });
@@ -165,6 +162,30 @@ export function lensTitle(model: ContextModel, path: string, diagnostics: readon
   for (const d of diagnostics) if (d.code === 'context/duplicate-instruction') for (const r of d.related ?? []) shared.set(r.path, (shared.get(r.path) ?? 0) + 1);
   const top = [...shared].sort((a, b) => b[1] - a[1])[0];
   return `loaded by ${who} · ${fmt(tokens)} tokens${top ? ` · also in ${top[0]}: ${top[1]} line${top[1] === 1 ? '' : 's'}` : ''}`;
+}
+
+const CLASS_WORDS: Record<LoadClass, string> = { always: 'always', matching: 'when matching', 'on-use': 'on use' };
+
+/**
+ * The status-bar entry of a file: the agents that load it (two names, then a count) and its real tokens; the
+ * tooltip has one line per agent, agent → class. Undefined when no agent loads the file (the entry is hidden).
+ */
+export function agentStatus(model: ContextModel, path: string): AgentStatusAnswer | undefined {
+  const lines: string[] = [];
+  const names: string[] = [];
+  let tokens = 0;
+  for (const a of model.agents) {
+    const e = a.entries.find((x) => x.path === path);
+    if (!e) continue;
+    tokens = Math.max(tokens, e.tokens);
+    names.push(AGENT_NAMES[a.agent]);
+    const how = e.class === 'matching' ? `when ${(e.globs ?? []).join(', ')}` : CLASS_WORDS[e.class];
+    const paid = e.class === 'always' ? `${fmt(e.tokens)} tokens on every request` : e.class === 'on-use' ? `${fmt(e.alwaysTokens)} tokens on every request, ${fmt(e.tokens)} when used` : `${fmt(e.tokens)} tokens`;
+    lines.push(`${AGENT_NAMES[a.agent]} → ${how} (${paid})`);
+  }
+  if (!names.length) return undefined;
+  const who = names.length <= 2 ? names.join(', ') : `${names.slice(0, 2).join(', ')} +${names.length - 2}`;
+  return { text: `$(hubot) ${who} · ${fmt(tokens)} tok`, tooltip: [`Agents loading ${path}:`, ...lines, '', 'Click to show the Agent Context view.'].join('\n') };
 }
 
 /** One line per agent that loads the file: its class, the rule (docs/agent-context.md) and what each request pays for it. */
@@ -267,6 +288,13 @@ export const agentContextFeature: FeatureModule = {
         return [lens];
       },
       commands: {
+        async [AGENT_STATUS_COMMAND](args) {
+          const arg = args[0] as { uri?: unknown } | undefined;
+          const at = typeof arg?.uri === 'string' ? folderOf(arg.uri) : undefined;
+          if (!at) return null;
+          const { model } = await serverWork.track(at.folder.compute());
+          return agentStatus(model, at.rel) ?? null;
+        },
         async [AGENT_CONTEXT_COMMAND](args) {
           const arg = args[0] as { uri?: string; for?: string } | undefined;
           const uri = arg?.uri ?? ctx.documents.all()[0]?.uri;
