@@ -6,13 +6,14 @@
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { decode, encode } from '@toon-format/toon';
-import { convertSectionEdit, planDocument, type PlanResult } from '../server/src/core/markdown/engine';
+import { planDocument, sectionConvertEdit, type PlanResult } from '../server/src/core/markdown/engine';
 import { tokenizer, type TokenizerName } from '../server/src/core/tokens';
 import { analyzeSlice } from '../server/src/core/markdown/analysis';
 import { parseSlice } from '../server/src/core/markdown/blocks';
 import { bodyValue } from '../server/src/core/markdown/model';
 import { blockParser } from '../server/src/core/markdown/parser';
 import { convertedSegment } from '../server/src/core/markdown/plan';
+import { blocksConvertDespiteSplit } from '../server/src/core/markdown/blockConvert';
 
 export interface CorpusDoc {
   name: string;
@@ -122,9 +123,10 @@ export function corpusFigures(docs: CorpusDoc[], tok: TokenizerName): CorpusFigu
     const docTokens = t.count(doc.text);
     f.sections += plan.sections.length;
     for (const s of plan.sections) {
-      if (s.action !== 'convert' || s.candidate === null) continue;
+      if (s.action !== 'convert' || (s.candidate === null && s.blockSummary === null)) continue;
       f.converts++;
-      const e = convertSectionEdit(doc.text, s.slice, s.candidate);
+      // (whole body or by block: exactly what the section's Convert writes)
+      const e = sectionConvertEdit(s);
       const written = doc.text.slice(0, e.start) + e.newText + doc.text.slice(e.end);
       if (doc.text.length - written.length !== s.verdict!.measured_chars.savings) f.claimedNotWritten++;
       const saved = docTokens - t.count(written);
@@ -176,6 +178,11 @@ export interface OracleFigures {
   oracleTokensAboveFloor: number;
   converts: number;
   tokensSavedByConverts: number;
+  /** Of the converts, those by block (tables and lists fenced, the prose kept). */
+  blockConverts: number;
+  /** split_first sections whose tables and lists convert by block (their action lens; out of the hybrid), and their tokens. */
+  splitBlockOffers: number;
+  splitBlockTokens: number;
   /** Converts saving under 5 % of their section's tokens (with the default floor), and without the floor. */
   marginalConverts: number;
   marginalWithoutFloor: number;
@@ -226,7 +233,7 @@ function blockOracle(raw: string, headingEnd: number, count: (s: string) => numb
 export function oracleFigures(docs: CorpusDoc[], tok: TokenizerName): OracleFigures {
   const t = tokenizer(tok);
   const count = (s: string) => t.count(s);
-  const f: OracleFigures = { tokenizer: tok, sections: 0, oracleSections: 0, oracleTokens: 0, oracleByBlock: 0, oracleAboveFloor: 0, oracleTokensAboveFloor: 0, converts: 0, tokensSavedByConverts: 0, marginalConverts: 0, marginalWithoutFloor: 0, convertsWithoutFloor: 0, tokensWithoutFloor: 0 };
+  const f: OracleFigures = { tokenizer: tok, sections: 0, oracleSections: 0, oracleTokens: 0, oracleByBlock: 0, oracleAboveFloor: 0, oracleTokensAboveFloor: 0, converts: 0, tokensSavedByConverts: 0, blockConverts: 0, splitBlockOffers: 0, splitBlockTokens: 0, marginalConverts: 0, marginalWithoutFloor: 0, convertsWithoutFloor: 0, tokensWithoutFloor: 0 };
   const marginal = (s: PlanResult['sections'][number]) => s.tokens!.savings * 100 < 5 * s.tokens!.source;
   for (const doc of docs) {
     const plan = planDocument(doc.text, { tokenizer: tok });
@@ -236,7 +243,11 @@ export function oracleFigures(docs: CorpusDoc[], tok: TokenizerName): OracleFigu
       if (s.action === 'convert') {
         f.converts++;
         f.tokensSavedByConverts += s.tokens!.savings;
+        if (s.blockSummary) f.blockConverts++;
         if (marginal(s)) f.marginalConverts++;
+      } else if (s.blockSummary && s.verdict && blocksConvertDespiteSplit(s.verdict)) {
+        f.splitBlockOffers++;
+        f.splitBlockTokens += s.tokens!.savings;
       }
       const o = noFloor.sections[i]!;
       if (o.action === 'convert') {

@@ -47,10 +47,11 @@ export function oracleTable(figs: OracleFigures[]): string {
     row('… of which by fencing tables/lists alone (prose kept)', (f) => nf.format(f.oracleByBlock)),
     row('tokens the best lossless rendering saves', (f) => nf.format(f.oracleTokens)),
     row('… of which saving ≥ 5 % of their section\'s tokens: sections / tokens', (f) => `${nf.format(f.oracleAboveFloor)} / ${nf.format(f.oracleTokensAboveFloor)}`),
-    row('ToonLens converts', (f) => nf.format(f.converts)),
+    row('ToonLens converts (of which by block: tables/lists fenced, prose kept)', (f) => `${nf.format(f.converts)} (${nf.format(f.blockConverts)})`),
     row('tokens saved by ToonLens converts', (f) => nf.format(f.tokensSavedByConverts)),
     row('ratio to the oracle (all / ≥ 5 % sections)', (f) => `${ratio(f.tokensSavedByConverts, f.oracleTokens)} / ${ratio(f.tokensSavedByConverts, f.oracleTokensAboveFloor)}`),
     row('converts under 5 % of their section\'s tokens', (f) => nf.format(f.marginalConverts)),
+    row('split-first sections whose tables/lists convert by block (action lens, not in the hybrid): sections / tokens / ratio with them', (f) => `${nf.format(f.splitBlockOffers)} / ${nf.format(f.splitBlockTokens)} / ${ratio(f.tokensSavedByConverts + f.splitBlockTokens, f.oracleTokens)}`),
     row('without the token floor: converts / tokens / under 5 % / ratio', (f) => `${nf.format(f.convertsWithoutFloor)} / ${nf.format(f.tokensWithoutFloor)} / ${nf.format(f.marginalWithoutFloor)} / ${ratio(f.tokensWithoutFloor, f.oracleTokens)}`),
   ].join('\n');
 }
