@@ -106,17 +106,7 @@ describe('markdown over LSP', () => {
     h.close(uri);
   });
 
-  test('hovering a heading shows the verdict table and the candidate preview', async () => {
-    const uri = h.openFile('hover.md', AGENTS, 'markdown');
-    const line = AGENTS.split('\n').findIndex((l) => l.startsWith('## Services'));
-    const text = hoverText(await h.hover(uri, { line, character: 5 }));
-    assert.match(text, /verdict `convert`/);
-    assert.match(text, /gpt-tokenizer@4\.0\.0:o200k_base/);
-    assert.match(text, /```toon\n/);
-    assert.equal(hoverText(await h.hover(uri, { line: line + 3, character: 2 })), '', 'no hover inside the body');
-    h.close(uri);
-  });
-
+  // What a heading's hover says is tested in process: test/unit/feature-markdown-hover.test.ts.
   test('Convert section applies one versioned edit whose result decodes and whose undo is the original', async () => {
     const uri = h.openFile('convert.md', AGENTS, 'markdown');
     const lenses = (await h.codeLenses(uri)) ?? [];
