@@ -2,7 +2,7 @@
  * Token counting: real BPE counts from gpt-tokenizer (o200k_base by default, cl100k_base
  * selectable) and the tokenx estimate as the `estimate` fallback. Pure: no I/O, no editor API.
  *
- * The encodings are loaded on first use (o200k_base's ranks take ~0.3 s to load), so a server or CLI
+ * The encodings are loaded on first use (loading the ranks is the dearest step of a cold run), so a server or CLI
  * run that never counts tokens does not pay for them. Special-token text (`<|endoftext|>`) in a
  * document is counted as ordinary text, never rejected.
  */
