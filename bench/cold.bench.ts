@@ -1,9 +1,9 @@
 /**
  * Cold plans and CLI start-up: what a single `toonlens plan` costs beyond counting the text's tokens.
  * - in process: what `plan --json` computes (planOnce and the whole-document verdict, serialized), on the
- *   corpus inputs and on the two 1 MB documents, next to gpt-tokenizer's own `countTokens` (o200k_base) of the
+ *   corpus inputs and on the two large benchmark documents, next to gpt-tokenizer's own `countTokens` (o200k_base) of the
  *   same text; both start from an empty merge cache, run by run in alternation;
- * - spawned: `toonlens --version` and `toonlens plan` on a 2.4 KB agent file (to its first byte of output and to
+ * - spawned: `toonlens --version` and `toonlens plan` on a small agent file (to its first byte of output and to
  *   its exit) next to `node -e 0` and a node process that only loads the tokenizer bundle the CLI loads and
  *   counts the file (the start-up goal: the CLI's own start costs at most one more bare node start).
  * Figures only, never assertions.

@@ -1,6 +1,6 @@
 // Editor timings, printed and never asserted (a wall time depends on the machine and its load): in the real
 // editor, how long a large markdown document takes from open to its first lenses, and from an edit that adds a
-// section to that section's lens, beside a ~10 KB anchor cut from the same text (the ratio is what compares
+// section to that section's lens, beside a small anchor cut from the same text (the ratio is what compares
 // across machines). The runner generates both documents (real markdown: the corpus fixtures repeated) into
 // TOONLENS_E2E_TIMING_DIR; each is copied into the workspace, opened, edited three times, and closed unsaved.
 //
