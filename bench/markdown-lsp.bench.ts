@@ -258,7 +258,8 @@ async function hoverDuringAnalysis(runs: number, log: (s: string) => void): Prom
   const busyLenses: number[] = [];
   const big = markdownDocument(11, 150_000, 40_000_000);
   for (let i = 0; i < runs; i++) {
-    const lsp = await LspHarness.start();
+    // Every section's lens, not only those where converting helps: the small document's lenses must arrive.
+    const lsp = await LspHarness.start({ settings: { codeLens: { sections: 'all' } } });
     try {
       await hoverOnce(lsp, lsp.open(`warm-${i}.md`, SMALL)); // a server's first request loads settings and the tokenizer
       const idleUri = lsp.open(`idle-${i}.md`, SMALL);
