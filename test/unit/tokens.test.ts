@@ -16,6 +16,7 @@ import { decide, underTokenFloor } from '../../server/src/core/markdown/policy';
 import { parseConfig } from '../../server/src/core/config';
 import { normalizeSettings, withProjectConfig } from '../../server/src/lsp/settings';
 import { planOptions } from '../../server/src/features/markdown/plans';
+import { sectionLensTooltip } from '../../server/src/features/markdown/lenses';
 import { main } from '../../server/src/cli/main';
 import type { CliIO } from '../../server/src/cli/io';
 import { CORPUS_INPUTS, FIXTURES, REPO_ROOT } from '../paths';
@@ -295,6 +296,7 @@ describe('the token floor (minTokenSavingsPct)', () => {
       assert.equal(wire.context_plan.sections[i].verdict, 'convert');
       const codes = checkDocument(JSON.stringify(wire, null, 2), { kind: 'verdict' }).diagnostics.map((d) => d.code);
       assert.deepEqual(codes.filter((c) => c.startsWith('verdict/') || c.startsWith('plan/')), [], codes.join(','));
+      assert.match(sectionLensTooltip(s), /Decided on real tokens: TOON saves \d+ of \d+/);
       const wi = wire.context_plan.sections[i].warnings.findIndex((x: { code: string }) => x.code === 'token_savings');
       assert.match(explainVerdict(wire, ['context_plan', 'sections', i, 'warnings', wi, 'code'])!, /decided on real tokens/);
     }
