@@ -188,6 +188,23 @@ export interface OracleFigures {
   marginalWithoutFloor: number;
   convertsWithoutFloor: number;
   tokensWithoutFloor: number;
+  /** Per section the oracle saves tokens on: what it saves, what ToonLens decides and which gate keeps the rest. */
+  rows: OracleRow[];
+}
+
+/** One section of the oracle's breakdown. */
+export interface OracleRow {
+  doc: string;
+  heading: string;
+  /** The section's tokens, what the oracle saves, and by which rendering. */
+  source: number;
+  oracle: number;
+  by: 'whole' | 'block';
+  /** ToonLens's verdict and what its convert saves (0 when it keeps the section). */
+  verdict: string;
+  saved: number;
+  /** Why ToonLens saves less than the oracle here (or `converts`). */
+  gate: string;
 }
 
 const DELIMS = [',', '\t', '|'] as const;
@@ -230,10 +247,41 @@ function blockOracle(raw: string, headingEnd: number, count: (s: string) => numb
   return best;
 }
 
+type PlannedSection = PlanResult['sections'][number];
+
+/**
+ * The gate that keeps ToonLens's saving on a section below the oracle's, in the order the decision policy reads
+ * them (docs/engine.md#decision-policy): the section's own floor first (no rendering saves 5 % of its tokens),
+ * then the rules that keep a section markdown whatever it saves, then the measurement of what ToonLens writes.
+ */
+function oracleGate(s: PlannedSection, oracle: number, source: number): string {
+  if (s.action === 'convert') return s.tokens!.savings >= oracle ? 'converts' : 'converts, less than the oracle';
+  if (oracle * 100 < 5 * source) return 'token floor: no rendering saves 5 % of the section';
+  const v = s.verdict!;
+  const codes = v.warnings.map((w) => w.code);
+  if (codes.includes('keep_marker')) return 'keep marker';
+  const md = v.warnings.find((w) => w.code === 'markdown_only');
+  if (md) return `readability: ${/holds (.*), which/.exec(md.message)?.[1] ?? 'markdown_only'}`;
+  if (v.verdict === 'split_first') {
+    if (s.blockSummary && blocksConvertDespiteSplit(v)) return 'split_first (policy): blocks offered by the action lens';
+    return `split_first (policy): ${s.blockSummary ? 'its blocks miss the character 5 %' : 'no block conversion'}`;
+  }
+  const mc = v.measured_chars;
+  if (mc.savings <= 0) {
+    // A body of paragraphs alone: the fence's saving is its soft line breaks joined (the same words, one line).
+    const prose = s.analysis.parsed?.blocks.every((b) => b.kind === 'p');
+    return prose ? 'characters grow: prose only (the tokens saved are soft line breaks joined)' : `characters grow (${s.blockSummary ? 'block' : 'whole body'} written)`;
+  }
+  if (codes.includes('token_regression')) return `ToonLens's ${s.blockSummary ? 'blocks' : 'whole body'} under the token floor`;
+  if (mc.savings * 100 < 5 * mc.source) return 'character 5 % policy';
+  const w = v.warnings[0];
+  return w ? `warning → review (${w.code})` : v.verdict;
+}
+
 export function oracleFigures(docs: CorpusDoc[], tok: TokenizerName): OracleFigures {
   const t = tokenizer(tok);
   const count = (s: string) => t.count(s);
-  const f: OracleFigures = { tokenizer: tok, sections: 0, oracleSections: 0, oracleTokens: 0, oracleByBlock: 0, oracleAboveFloor: 0, oracleTokensAboveFloor: 0, converts: 0, tokensSavedByConverts: 0, blockConverts: 0, splitBlockOffers: 0, splitBlockTokens: 0, marginalConverts: 0, marginalWithoutFloor: 0, convertsWithoutFloor: 0, tokensWithoutFloor: 0 };
+  const f: OracleFigures = { tokenizer: tok, sections: 0, oracleSections: 0, oracleTokens: 0, oracleByBlock: 0, oracleAboveFloor: 0, oracleTokensAboveFloor: 0, converts: 0, tokensSavedByConverts: 0, blockConverts: 0, splitBlockOffers: 0, splitBlockTokens: 0, marginalConverts: 0, marginalWithoutFloor: 0, convertsWithoutFloor: 0, tokensWithoutFloor: 0, rows: [] };
   const marginal = (s: PlanResult['sections'][number]) => s.tokens!.savings * 100 < 5 * s.tokens!.source;
   for (const doc of docs) {
     const plan = planDocument(doc.text, { tokenizer: tok });
@@ -275,6 +323,7 @@ export function oracleFigures(docs: CorpusDoc[], tok: TokenizerName): OracleFigu
         f.oracleAboveFloor++;
         f.oracleTokensAboveFloor += saved;
       }
+      f.rows.push({ doc: doc.name, heading: s.slice.heading ?? '(preamble)', source, oracle: saved, by: byBlock < whole ? 'block' : 'whole', verdict: s.verdict!.verdict, saved: s.action === 'convert' ? s.tokens!.savings : 0, gate: oracleGate(s, saved, source) });
     });
   }
   return f;

@@ -14,6 +14,7 @@ import { parseSlice } from '../../server/src/core/markdown/blocks';
 import { bodyValue } from '../../server/src/core/markdown/model';
 import { findToonFences } from '../../server/src/core/toon/fences';
 import { tokenizer } from '../../server/src/core/tokens';
+import { blocksConvertDespiteSplit } from '../../server/src/core/markdown/blockConvert';
 
 const DIRS = [join(REPO_ROOT, 'test', 'fixtures', 'corpus', 'doc2toon-inputs'), join(REPO_ROOT, 'examples', 'markdown'), join(REPO_ROOT, 'test', 'fixtures', 'markdown')];
 const DOCS = DIRS.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.md') && f !== 'LICENSE.md').sort().map((f) => ({ name: f, text: readFileSync(join(d, f), 'utf8') })));
@@ -31,11 +32,15 @@ test('every convert of the corpus through the server: claimed = written, ≥ 5 %
   let whole = 0;
   let byBlock = 0;
   let fencesChecked = 0;
+  let splitOffers = 0;
   try {
     for (const { name, text } of DOCS) {
       const plan = planDocument(text);
       for (const s of plan.sections) {
-        if (s.action !== 'convert') continue;
+        // (a split_first section whose blocks convert: its action lens and code action, out of the hybrid)
+        const splitBlocks = s.action !== 'convert' && s.blockSummary !== null && blocksConvertDespiteSplit(s.verdict!);
+        if (s.action !== 'convert' && !splitBlocks) continue;
+        if (splitBlocks) splitOffers++;
         const at = `${name} “${s.slice.heading}”`;
         const uri = h.openFile(`corpus/${whole + byBlock}-${name}`, text, 'markdown');
         // Convert: the preferred code action on the section's heading, its edit applied, then its command (the original is remembered).
@@ -79,5 +84,6 @@ test('every convert of the corpus through the server: claimed = written, ≥ 5 %
     await h.shutdown();
   }
   assert.ok(whole >= 1 && byBlock >= 1, `whole-body converts ${whole}, block converts ${byBlock}`);
+  assert.ok(splitOffers >= 1, `split_first sections converted by block: ${splitOffers}`);
   assert.ok(fencesChecked > whole + byBlock, `${fencesChecked} fences checked`);
 });

@@ -9,6 +9,7 @@ import MarkdownIt from 'markdown-it';
 import { decode } from '@toon-format/toon';
 import { planDocument, sectionConvertEdit, type EngineOptions } from '../../server/src/core/markdown/engine';
 import { codeSpans, footnoteIn, referenceLinkIn } from '../../server/src/core/markdown/rules/markdownOnly';
+import { blocksConvertDespiteSplit } from '../../server/src/core/markdown/blockConvert';
 import fc from 'fast-check';
 import { sectionLensTitle, sectionLensTooltip } from '../../server/src/features/markdown/lenses';
 import { checkDocument } from '../../server/src/core/agentJson/check';
@@ -133,6 +134,28 @@ function tableCells(body: string): string[][] {
   return rows;
 }
 
+/**
+ * Markdown-it's own items of a body that is one bullet list and nothing else (each item one paragraph: its inline
+ * text, soft breaks read as spaces); null for any other body.
+ */
+function listItems(body: string): string[] | null {
+  const tokens = MarkdownIt('commonmark').parse(body, {});
+  const top = tokens.filter((t) => t.level === 0);
+  if (top.length !== 2 || top[0]!.type !== 'bullet_list_open') return null;
+  const items: string[] = [];
+  let depth = 0;
+  let inlines = 0;
+  for (const t of tokens) {
+    if (t.type === 'list_item_open' && ++depth === 1) inlines = 0;
+    else if (t.type === 'list_item_close') depth--;
+    else if (t.type === 'inline' && depth === 1) {
+      if (++inlines > 1) return null;
+      items.push(t.content);
+    } else if (depth === 1 && t.level > 2) return null;
+  }
+  return items;
+}
+
 /** Every string an agent reads in a decoded TOON value (keys of row objects and term → text maps included). */
 function leaves(v: unknown, out: string[] = []): string[] {
   if (typeof v === 'string') out.push(v);
@@ -154,11 +177,14 @@ describe('readable as written: every convert of the corpus', () => {
   test('every value is the markdown\'s text for its cell or item; no escape inside a code span; tables cell for cell', () => {
     let converts = 0;
     let cells = 0;
+    let listed = 0;
     const seen = new Set<string>();
     for (const { name, text } of DOCS) {
       for (const opts of [{}, { tokenizer: 'cl100k_base' }, { tokenizer: 'estimate' }, { minTokenSavingsPct: 0 }] as EngineOptions[]) {
         for (const s of planDocument(text, opts).sections) {
-          if (s.action !== 'convert' || (s.candidate === null && s.blockSummary === null)) continue;
+          // (and a split_first section's blocks, which its action lens converts)
+          const splitBlocks = s.blockSummary !== null && !!s.verdict && blocksConvertDespiteSplit(s.verdict);
+          if ((s.action !== 'convert' && !splitBlocks) || (s.candidate === null && s.blockSummary === null)) continue;
           const written = sectionConvertEdit(s).newText;
           const key = `${name}\0${s.slice.charStart}\0${written}`;
           if (seen.has(key)) continue;
@@ -176,6 +202,13 @@ describe('readable as written: every convert of the corpus', () => {
             const value = decode(toon, { strict: true });
             const source = visible(body);
             for (const leaf of leaves(value)) assert.ok(source.includes(visible(leaf)), `${at}: “${leaf}” is not the markdown's text`);
+            // A list alone: its items are markdown-it's items, item for item.
+            const items = listItems(body);
+            if (items && Array.isArray(value)) {
+              const got = value.map((x) => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>).item : x));
+              assert.deepEqual(got.map((x) => visible(String(x))), items.map(visible), `${at}: list items`);
+              listed += items.length;
+            }
             // A table body: its rows are markdown-it's cells, header for header and cell for cell.
             const rows = tableCells(body);
             if (rows.length > 1 && Array.isArray(value) && value.every((r) => r && typeof r === 'object' && !Array.isArray(r))) {
@@ -192,6 +225,7 @@ describe('readable as written: every convert of the corpus', () => {
     }
     assert.ok(converts >= 10, `${converts} converts checked`);
     assert.ok(cells > 100, `${cells} table cells checked`);
+    assert.ok(listed > 10, `${listed} list items checked`);
   });
 });
 

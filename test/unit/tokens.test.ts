@@ -12,10 +12,11 @@ import fc from 'fast-check';
 import { pieceCounter, TOKEN_MERGE_CACHE_ENTRIES, tokenizer, TOKENIZERS } from '../../server/src/core/tokens';
 import { explainVerdict } from '../../server/src/core/agentJson/rules/verdictExplain';
 import { checkDocument } from '../../server/src/core/agentJson/check';
-import { underTokenFloor } from '../../server/src/core/markdown/policy';
+import { decide, underTokenFloor } from '../../server/src/core/markdown/policy';
 import { parseConfig } from '../../server/src/core/config';
 import { normalizeSettings, withProjectConfig } from '../../server/src/lsp/settings';
 import { planOptions } from '../../server/src/features/markdown/plans';
+import { sectionLensTooltip } from '../../server/src/features/markdown/lenses';
 import { main } from '../../server/src/cli/main';
 import type { CliIO } from '../../server/src/cli/io';
 import { CORPUS_INPUTS, FIXTURES, REPO_ROOT } from '../paths';
@@ -223,6 +224,7 @@ describe('the token floor (minTokenSavingsPct)', () => {
 
   test('every corpus section, both real tokenizers: a convert saves ≥ 5 % of its tokens; a marginal one is review, not safe, out of the hybrid', () => {
     let marginal = 0;
+    let decidedByTokens = 0;
     for (const { name, text } of DOCS) {
       for (const tok of ['o200k_base', 'cl100k_base'] as const) {
         const floor = planDocument(text, { tokenizer: tok });
@@ -231,6 +233,16 @@ describe('the token floor (minTokenSavingsPct)', () => {
           const o = off.sections[i]!;
           const at = `${name} ${s.slice.heading} ${tok}`;
           if (s.action === 'convert') assert.ok(s.tokens!.savings * 100 >= 5 * s.tokens!.source, at);
+          // Decided on real tokens (token_savings): ≥ 5 % of its tokens where its characters save under 5 %; with the
+          // percentage off (0) the character policy's 5 % decides, as the producer's does.
+          if (s.verdict?.warnings.some((w) => w.code === 'token_savings')) {
+            decidedByTokens++;
+            assert.ok(s.tokens!.savings * 100 >= 5 * s.tokens!.source, at);
+            assert.ok(s.verdict.measured_chars.savings > 0 && s.verdict.measured_chars.savings * 100 < 5 * s.verdict.measured_chars.source, at);
+            assert.ok(!o.verdict!.warnings.some((w) => w.code === 'token_savings'), at);
+            if (o.verdict!.verdict !== 'split_first') assert.equal(o.verdict!.verdict, 'keep_markdown', at);
+            return;
+          }
           if (o.action !== 'convert' || o.tokens!.savings * 100 >= 5 * o.tokens!.source) {
             // (by block the floor is per block too: without it a marginal block may be fenced beside a good one)
             if (o.blockSummary === null || s.verdict?.verdict === o.verdict?.verdict) assert.equal(s.verdict?.verdict, o.verdict?.verdict, at);
@@ -252,6 +264,62 @@ describe('the token floor (minTokenSavingsPct)', () => {
       }
     }
     assert.ok(marginal > 0, 'the corpus has converts under 5 % of their tokens without the floor');
+    assert.ok(decidedByTokens > 0, 'the corpus has sections whose 5 % only real tokens reach');
+  });
+
+  test('the 5 % decided on real tokens: a glossary saving 4.4 % of its characters and 12 % of its tokens converts', () => {
+    const text = readFileSync(path.join(CORPUS_INPUTS, 'upstream__fixtures__agent-context__realistic__AGENTS.md'), 'utf8');
+    const at = (opts: Parameters<typeof planDocument>[1]) => {
+      const plan = planDocument(text, opts);
+      const i = plan.sections.findIndex((x) => x.slice.heading === 'Glossary');
+      return { plan, i, s: plan.sections[i]! };
+    };
+    for (const tokenizerName of ['o200k_base', 'cl100k_base'] as const) {
+      const { plan, i, s } = at({ tokenizer: tokenizerName });
+      const v = s.verdict!;
+      const mc = v.measured_chars;
+      assert.ok(mc.savings > 0 && mc.savings * 100 < 5 * mc.source, `${tokenizerName}: under 5 % of the characters`);
+      assert.ok(s.tokens!.savings * 100 >= 5 * s.tokens!.source, `${tokenizerName}: at least 5 % of the tokens`);
+      assert.equal(v.verdict, 'convert', tokenizerName);
+      assert.equal(v.safe_to_auto_apply, true, tokenizerName);
+      assert.equal(s.action, 'convert');
+      const w = v.warnings.find((x) => x.code === 'token_savings')!;
+      assert.equal(w.severity, 'info');
+      assert.match(w.message, new RegExp(`saves ${s.tokens!.savings} of ${s.tokens!.source} ${tokenizerName} tokens`));
+      // What Convert writes is what was counted.
+      const e = sectionConvertEdit(s);
+      const written = text.slice(0, e.start) + e.newText + text.slice(e.end);
+      assert.equal(text.length - written.length, mc.savings);
+      assert.equal(tokenizer(tokenizerName).count(text) - tokenizer(tokenizerName).count(written) >= s.tokens!.savings - 1, true);
+      // The verdict rules recompute the same decision from the wire (the warning carries it).
+      const wire = JSON.parse(JSON.stringify(plan.verdict));
+      assert.equal(wire.context_plan.sections[i].verdict, 'convert');
+      const codes = checkDocument(JSON.stringify(wire, null, 2), { kind: 'verdict' }).diagnostics.map((d) => d.code);
+      assert.deepEqual(codes.filter((c) => c.startsWith('verdict/') || c.startsWith('plan/')), [], codes.join(','));
+      assert.match(sectionLensTooltip(s), /Decided on real tokens: TOON saves \d+ of \d+/);
+      const wi = wire.context_plan.sections[i].warnings.findIndex((x: { code: string }) => x.code === 'token_savings');
+      assert.match(explainVerdict(wire, ['context_plan', 'sections', i, 'warnings', wi, 'code'])!, /decided on real tokens/);
+    }
+    // estimate: the producer's character policy; the percentage off: no token share asked, the character 5 % decides.
+    for (const opts of [{ tokenizer: 'estimate' as const }, { minTokenSavingsPct: 0 }]) {
+      const { s } = at(opts);
+      assert.equal(s.verdict!.verdict, 'keep_markdown', JSON.stringify(opts));
+      assert.ok(!s.verdict!.warnings.some((x) => x.code === 'token_savings'));
+    }
+    // A higher share than the section's saves: the floor's warning, no convert.
+    const { s: high } = at({ minTokenSavingsPct: 50 });
+    assert.notEqual(high.verdict!.verdict, 'convert');
+    assert.ok(high.verdict!.warnings.some((x) => x.code === 'token_regression'));
+  });
+
+  test('decide: token_savings lifts only the character 5 %; any other warning still reviews', () => {
+    const ts = { code: 'token_savings', severity: 'info' };
+    assert.equal(decide({ refused: false, source: 1000, toon: 970, warnings: [] }).verdict, 'keep_markdown');
+    assert.equal(decide({ refused: false, source: 1000, toon: 970, warnings: [ts] }).verdict, 'convert');
+    assert.equal(decide({ refused: false, source: 1000, toon: 970, warnings: [ts, { code: 'vague_rule', severity: 'warning' }] }).verdict, 'review');
+    assert.equal(decide({ refused: false, source: 1000, toon: 1000, warnings: [ts] }).verdict, 'keep_markdown', 'no character saved');
+    assert.equal(decide({ refused: false, source: 1000, toon: 970, warnings: [ts, { code: 'long_section', severity: 'info' }] }).verdict, 'split_first');
+    assert.equal(decide({ refused: false, source: 1000, toon: 970, warnings: [ts, { code: 'markdown_only', severity: 'info' }] }).verdict, 'keep_markdown');
   });
 
   test('estimate: the floor is off, verdicts byte-for-byte the character policy; a higher floor keeps more', () => {

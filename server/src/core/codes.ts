@@ -66,7 +66,7 @@ export const CODES = {
   'verdict/decision': e('verdict', V, 'the verdict is not what the decision policy ([engine.md](engine.md#decision-policy)) gives for the recorded counts and warning codes'),
   'verdict/lossless-flag': e('verdict', V, 'lossless mode with `flags.lossless` false, or a `lossy_applied` warning with `flags.lossless` true'),
   'verdict/target-reached': e('verdict', V, 'a `target_not_reached` warning while `flags.target_reached` is not false, or `target_reached` false without `target_not_reached` or `budget_refused`'),
-  'verdict/unknown-warning-code': i('verdict', V, "a warning code outside the v1 registry (tolerated: the registry is open); ToonLens's own `token_regression` (severity warning, [engine.md](engine.md#5-warnings)) is known and never raises it"),
+  'verdict/unknown-warning-code': i('verdict', V, "a warning code outside the v1 registry (tolerated: the registry is open); ToonLens's own `token_regression` (severity warning), `token_savings` (info) and `markdown_only` (info) ([engine.md](engine.md#5-warnings)) are known and never raise it"),
   'verdict/schema-version': e('verdict', V, '`context_plan` is present exactly when `schema_version` is at least 1.1, and that does not hold'),
   'plan/partition': e('verdict', V, "the sections' ranges do not tile `[0, net.source)`: a gap, an overlap, out of order, or lines that disagree"),
   'plan/frontmatter-shape': e('verdict', V, 'a frontmatter section whose profile, verdict and measured_chars are not null or whose action is not `keep`, or another section with them null'),

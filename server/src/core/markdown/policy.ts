@@ -6,7 +6,7 @@
  * Every decision is made from integers and warning codes, never from rounded
  * wire percentages.
  */
-import { KEEP_CODES, SPLIT_CODES, WARNING_SEVERITY } from './rules';
+import { KEEP_CODES, SPLIT_CODES, TOKEN_DECIDED_CODES, WARNING_SEVERITY } from './rules';
 
 /** Frozen: a conversion must save at least this percentage (unrounded) to be recommended. */
 export const MIN_CONVERT_SAVINGS_PCT = 5;
@@ -84,10 +84,14 @@ export function decide(inputs: DecisionInputs): Decision {
   const savings = inputs.source - inputs.toon;
   if (savings <= 0) return { verdict: 'keep_markdown', because: `savings ${savings} ≤ 0` };
   const pct = rawSavingsPct(inputs.source, inputs.toon);
-  if (pct < MIN_CONVERT_SAVINGS_PCT) {
+  // With a real tokenizer the 5 % is decided on tokens: a token_savings warning records that the token floor holds.
+  const byTokens = inputs.warnings.some((w) => TOKEN_DECIDED_CODES.includes(w.code));
+  if (pct < MIN_CONVERT_SAVINGS_PCT && !byTokens) {
     return { verdict: 'keep_markdown', because: `savings ${pct.toFixed(2)}% < ${MIN_CONVERT_SAVINGS_PCT}%` };
   }
-  if (inputs.warnings.length > 0) return { verdict: 'review', because: `warning \`${inputs.warnings[0]!.code}\`` };
+  const warning = inputs.warnings.find((w) => !TOKEN_DECIDED_CODES.includes(w.code));
+  if (warning) return { verdict: 'review', because: `warning \`${warning.code}\`` };
+  if (pct < MIN_CONVERT_SAVINGS_PCT) return { verdict: 'convert', because: `saves ${pct.toFixed(2)}% of characters and the token floor of real tokens (\`token_savings\`), with no other warning` };
   return { verdict: 'convert', because: `saves ${pct.toFixed(2)}% with no warning` };
 }
 

@@ -2,7 +2,7 @@
  * verdict.v1 objects (the schema, and docs/engine.md#decision-policy): field order matches the producer's
  * wire output exactly; decisions come from policy.ts.
  */
-import { decide, safeToAutoApply, underTokenFloor, type Verdict } from './policy';
+import { decide, MIN_CONVERT_SAVINGS_PCT, rawSavingsPct, safeToAutoApply, underTokenFloor, type Verdict } from './policy';
 import { measureChars, tokenEstimates, type MeasuredChars, type TokenEstimates } from './measure';
 import type { ProfileName, Stats } from './stats';
 import type { VerdictWarning, WarningRange } from './warnings';
@@ -11,6 +11,7 @@ import { BUDGET_REFUSED } from './rules/budgetRefused';
 import { NEGATIVE_SAVINGS } from './rules/negativeSavings';
 import { TARGET_NOT_REACHED } from './rules/targetNotReached';
 import { tokenRegressionWarning } from './rules/tokenRegression';
+import { tokenSavingsWarning } from './rules/tokenSavings';
 import type { DelimiterChar } from './candidate';
 import type { Tokenizer } from '../tokens';
 
@@ -116,7 +117,11 @@ export function buildVerdict(i: VerdictInputs): VerdictV1 {
     const st = i.sourceTokens();
     const tt = i.candidateTokens();
     const pct = i.minTokenSavingsPct ?? 0;
+    const charPct = rawSavingsPct(i.sourceChars, toon);
     if (underTokenFloor(st, tt, i.minTokenSavings, pct)) warnings.push(tokenRegressionWarning(st, tt, i.tokenizer.name, i.minTokenSavings, pct));
+    // The floor holds in real tokens: the character 5 % no longer decides (token_savings records it on the wire).
+    // With the percentage off (0) no token share is asked for, so the character policy's 5 % stays.
+    else if (pct > 0 && charPct < MIN_CONVERT_SAVINGS_PCT) warnings.push(tokenSavingsWarning(st, tt, i.tokenizer.name, charPct, i.minTokenSavings, pct));
   }
   if (i.refused) warnings.push(BUDGET_REFUSED);
   else if (i.targetReached === false) warnings.push(TARGET_NOT_REACHED);

@@ -88,7 +88,9 @@ export function sectionLensTooltip(s: SectionResult): string {
   // Kept whatever it saves (a keep marker, markdown a fence would not keep as written): the warning says why.
   const keep = v.verdict === 'keep_markdown' ? v.warnings.find((w) => KEEP_CODES.includes(w.code)) : undefined;
   const byBlock = s.blockSummary ? ` By block: ${conversionWhat(s)} → \`\`\`toon fences in place; the prose stays markdown.` : '';
-  return `${keep ? keep.message : (why[v.verdict] ?? v.verdict)}${byBlock} Tokens: ${fmtInt(te.source)} → ${fmtInt(te.toon)} (${te.estimator}). Click for the whole verdict.`;
+  // Converting although its characters save under 5 %: the warning that records the token decision says so.
+  const byTokens = v.verdict === 'convert' ? v.warnings.find((w) => w.code === 'token_savings') : undefined;
+  return `${keep ? keep.message : (why[v.verdict] ?? v.verdict)}${byBlock}${byTokens ? ` ${byTokens.message}` : ''} Tokens: ${fmtInt(te.source)} → ${fmtInt(te.toon)} (${te.estimator}). Click for the whole verdict.`;
 }
 
 export { planLensTitle } from './plans';

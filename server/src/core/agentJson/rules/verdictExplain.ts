@@ -145,6 +145,19 @@ function explainTokenRegression(w: Record<string, unknown>): string {
   ].join('\n');
 }
 
+/** token_savings is ToonLens's own warning code: the 5 % decided on real tokens. */
+function explainTokenSavings(w: Record<string, unknown>): string {
+  const rows: [string, string][] = [['severity', code(w.severity)]];
+  if (typeof w.evidence === 'string') rows.push(['evidence', code(w.evidence)]);
+  return [
+    '**token_savings** — the 5 % decided on real tokens',
+    '',
+    'The TOON saves characters, but under the character policy\'s 5 %; counted with a real BPE tokenizer (`toonlens.tokenizer`, default `o200k_base`) it saves at least `toonlens.minTokenSavings` tokens and `toonlens.minTokenSavingsPct` (default 5) percent of the section\'s own tokens. What a model pays for decides, so the character 5 % does not keep the section markdown: this warning records that on the wire. Severity `info`, and it sends nothing to `review`: with no other warning the verdict is `convert`. None with `--tokenizer estimate` (the producer\'s character policy) or with `minTokenSavingsPct` 0. verdict.v1\'s warning code set is open, so consumers tolerate the code.',
+    '',
+    table(rows),
+  ].join('\n');
+}
+
 /** markdown_only is ToonLens's own warning code: what keeps the section markdown. */
 function explainMarkdownOnly(w: Record<string, unknown>): string {
   return [
@@ -161,6 +174,7 @@ function explain(value: unknown, path: JsonPath): string | undefined {
   const w = warningAt(value, path);
   if (w && w.code === 'token_regression') return explainTokenRegression(w);
   if (w && w.code === 'markdown_only') return explainMarkdownOnly(w);
+  if (w && w.code === 'token_savings') return explainTokenSavings(w);
   const d = deriveVerdict(value);
   const key = path.join('.');
   const mc = value.measured_chars;

@@ -15,6 +15,7 @@ import { negativeSavings } from './negativeSavings';
 import { splitCandidate } from './splitCandidate';
 import { targetNotReached } from './targetNotReached';
 import { tokenRegression } from './tokenRegression';
+import { tokenSavings } from './tokenSavings';
 import type { MarkdownRule, RuleDiagnostic, SliceRule, SliceRuleInput, WarningSeverity } from './types';
 import { vagueRule } from './vagueRule';
 
@@ -32,6 +33,7 @@ export const MARKDOWN_RULES: readonly MarkdownRule[] = [
   targetNotReached,
   budgetRefused,
   tokenRegression,
+  tokenSavings,
   keepMarker,
   markdownOnly,
 ];
@@ -47,6 +49,9 @@ export const SPLIT_CODES: readonly string[] = MARKDOWN_RULES.filter((r) => r.dec
 
 /** Warning codes that keep a section as markdown whatever its savings. */
 export const KEEP_CODES: readonly string[] = MARKDOWN_RULES.filter((r) => r.decides === 'keep_markdown').map((r) => r.warning);
+
+/** Warning codes that record a decision on real tokens: they send nothing to review and lift the character 5 %. */
+export const TOKEN_DECIDED_CODES: readonly string[] = MARKDOWN_RULES.filter((r) => r.decides === 'convert').map((r) => r.warning);
 
 /** Warning order on the wire: by code (registry order), then by position. */
 export const WARNING_ORDER: readonly string[] = MARKDOWN_RULES.map((r) => r.warning);

@@ -18,8 +18,11 @@ export type WarningSeverity = 'info' | 'warning';
  */
 export type RuleScope = 'slice' | 'document' | 'measurement';
 
-/** What the rule's warning does to a verdict that would otherwise convert (docs/engine.md#decision-policy). */
-export type VerdictEffect = 'review' | 'split_first' | 'keep_markdown';
+/**
+ * What the rule's warning does to a verdict that would otherwise convert (docs/engine.md#decision-policy); `convert`:
+ * it sends nothing to review, and lifts the character 5 % (the floor was decided on real tokens).
+ */
+export type VerdictEffect = 'review' | 'split_first' | 'keep_markdown' | 'convert';
 
 /** What a slice rule reads: the section's parse and text, its heading end and display name. */
 export interface SliceRuleInput {
