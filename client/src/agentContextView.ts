@@ -9,11 +9,22 @@ type File = Agent['files'][number];
 
 type Node = { kind: 'agent'; agent: Agent; root: string } | { kind: 'class'; agent: Agent; cls: File['class']; root: string } | { kind: 'file'; file: File; root: string } | { kind: 'message'; text: string };
 
+/** One row of the view as shown. */
+export interface ShownRow {
+  depth: number;
+  label: string;
+  description: string;
+  command?: { command: string; arguments: unknown[] };
+}
+
 const fmt = (n: number) => n.toLocaleString('en-US');
 const CLASS_LABEL: Record<File['class'], string> = { always: 'Always (every request)', matching: 'When matching', 'on-use': 'On use' };
 
 export class AgentContextView implements TreeDataProvider<Node> {
   private readonly changed = new EventEmitter<Node | undefined>();
+  /** The top level as last read, and how many times it was read. */
+  private top: Node[] = [];
+  private reads = 0;
   readonly onDidChangeTreeData: Event<Node | undefined> = this.changed.event;
 
   /** `query` asks the server for the folder of the given document (or the first folder). */
@@ -49,13 +60,36 @@ export class AgentContextView implements TreeDataProvider<Node> {
     return item;
   }
 
+  /**
+   * The tree as VS Code last read it, row by row (depth, label, description, and the command a click runs), and
+   * how many times it read the top level: what tests read (nothing is asked of the server here).
+   */
+  shown(): { reads: number; rows: ShownRow[] } {
+    const rows: ShownRow[] = [];
+    const walk = (nodes: Node[], depth: number) => {
+      for (const n of nodes) {
+        const item = this.getTreeItem(n);
+        const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+        rows.push({ depth, label, description: typeof item.description === 'string' ? item.description : '', ...(item.command ? { command: { command: item.command.command, arguments: item.command.arguments ?? [] } } : {}) });
+        walk(this.childrenOf(n), depth + 1);
+      }
+    };
+    walk(this.top, 0);
+    return { reads: this.reads, rows };
+  }
+
   async getChildren(n?: Node): Promise<Node[]> {
-    if (!n) {
-      const answer = await this.query().catch((err: unknown) => ({ error: String(err) }) as AgentContextAnswer);
-      if (!answer || answer.error || !answer.root || !answer.agents) return [{ kind: 'message', text: answer?.error ?? 'No workspace folder' }];
-      const root = answer.root;
-      return [...answer.agents].sort((a, b) => b.always_tokens - a.always_tokens).map((agent) => ({ kind: 'agent', agent, root }));
-    }
+    if (n) return this.childrenOf(n);
+    const answer = await this.query().catch((err: unknown) => ({ error: String(err) }) as AgentContextAnswer);
+    const root = answer?.root;
+    this.top = !answer || answer.error || !root || !answer.agents
+      ? [{ kind: 'message', text: answer?.error ?? 'No workspace folder' }]
+      : [...answer.agents].sort((a, b) => b.always_tokens - a.always_tokens).map((agent) => ({ kind: 'agent', agent, root }));
+    this.reads++;
+    return this.top;
+  }
+
+  private childrenOf(n: Node): Node[] {
     if (n.kind === 'agent') {
       const classes = (['always', 'matching', 'on-use'] as const).filter((c) => n.agent.files.some((f) => f.class === c));
       return classes.map((cls) => ({ kind: 'class', agent: n.agent, cls, root: n.root }));

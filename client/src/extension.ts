@@ -37,7 +37,7 @@ import {
 } from '../../server/src/protocol/commands';
 import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../../server/src/protocol/launch';
 import { MCP_PROVIDER_ID, MCP_SERVER_LABEL, mcpServerLaunch } from '../../server/src/protocol/mcp';
-import { AgentContextView } from './agentContextView';
+import { AgentContextView, type ShownRow } from './agentContextView';
 
 let client: LanguageClient | undefined;
 /** The server's latest status per document URI (shown only while that document is active). */
@@ -186,6 +186,8 @@ export interface ToonLensApi {
   status(): { text: string; tooltip: string | undefined; visible: boolean };
   /** The agent-context item (which agents load the active file). */
   agentStatus(): { text: string; tooltip: string | undefined; visible: boolean };
+  /** The Agent Context view: whether it is visible, its rows as last shown, and how many times it was read. */
+  agentContextView(): { visible: boolean; reads: number; rows: ShownRow[] };
   /** Whether the MCP server was registered for agent mode (this VS Code has the API). */
   mcpRegistered: boolean;
 }
@@ -286,9 +288,10 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
     const uri = window.activeTextEditor?.document.uri.toString();
     return ask<AgentContextAnswer>(ExecuteCommandRequest.method, { command: AGENT_CONTEXT_COMMAND, arguments: uri ? [{ uri }] : [] });
   });
+  const treeView = window.createTreeView(AGENT_CONTEXT_VIEW, { treeDataProvider: view });
   const agentStatus = new AgentStatusItem();
   context.subscriptions.push(
-    window.registerTreeDataProvider(AGENT_CONTEXT_VIEW, view),
+    treeView,
     commands.registerCommand(CLIENT_COMMANDS.refreshAgentContext, () => view.refresh()),
     commands.registerCommand(CLIENT_COMMANDS.showAgentContext, () => commands.executeCommand(`${AGENT_CONTEXT_VIEW}.focus`)),
     workspace.onDidSaveTextDocument(() => {
@@ -319,6 +322,7 @@ export async function activate(context: ExtensionContext): Promise<ToonLensApi> 
   return {
     status: () => ({ text: status.text, tooltip: typeof status.tooltip === 'string' ? status.tooltip : undefined, visible: statusVisible }),
     agentStatus: () => ({ text: agentStatus.item.text, tooltip: typeof agentStatus.item.tooltip === 'string' ? agentStatus.item.tooltip : undefined, visible: agentStatus.visible }),
+    agentContextView: () => ({ visible: treeView.visible, ...view.shown() }),
     mcpRegistered,
   };
 }

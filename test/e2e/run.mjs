@@ -14,7 +14,8 @@
 //      one), never the repository or an unpacked folder, and every suite asserts that ToonLens came from DIR.
 //   Then the restricted-mode run, and the reopen run: a section converted in one window reverts exactly in a new
 //   window of the same folder (E2E_SKIP_REOPEN=1 skips it, E2E_ONLY_REOPEN=1 runs only it; E2E_SKIP_TIMINGS=1 marks
-//   the timing test pending).
+//   the timing test pending). Last the agent-context run, on the mixed context fixture opened as a folder of its own
+//   (E2E_SKIP_CONTEXT=1 skips it, E2E_ONLY_CONTEXT=1 runs only it).
 //   Lines the suite prints as `[e2e timing] …` (editor timings) are printed again at the end, with the laps.
 //   --screenshots also takes the README's screenshots (docs/images/) from the same server.
 // Exit: 0 passed, 1 failed, 2 infrastructure error. Env: VSCODE_E2E_FORCE=1 skips test-electron.
@@ -54,7 +55,7 @@ async function build() {
   const vsix = fs.readdirSync(out).find((n) => n.endsWith('.vsix'));
   if (!vsix) throw new Error(`scripts/release.mjs --vsix wrote no .vsix into ${out}`);
   const esbuild = await import('esbuild');
-  for (const entry of ['index', 'restricted', 'reopen-convert', 'reopen-revert']) {
+  for (const entry of ['index', 'restricted', 'reopen-convert', 'reopen-revert', 'context']) {
     await esbuild.build({
       entryPoints: [path.join(e2eDir, 'suite', `${entry}.ts`)],
       outfile: path.join(repo, 'dist', 'e2e', `${entry}.js`),
@@ -127,6 +128,19 @@ function freshWorkspace() {
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'toonlens-ws-'));
   workspaces.push(ws);
   fs.cpSync(path.join(e2eDir, 'workspace'), ws, { recursive: true });
+  return fs.realpathSync(ws);
+}
+
+/**
+ * The mixed agent-context fixture (test/fixtures/context/mixed, which the unit tests pin) as a fresh folder of its
+ * own, with the e2e workspace's editor settings: its agent files sit at the root, and the main workspace's findings
+ * stay as they are.
+ */
+function contextWorkspace() {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'toonlens-context-'));
+  workspaces.push(ws);
+  fs.cpSync(path.join(repo, 'test', 'fixtures', 'context', 'mixed'), ws, { recursive: true });
+  fs.cpSync(path.join(e2eDir, 'workspace', '.vscode'), path.join(ws, '.vscode'), { recursive: true });
   return fs.realpathSync(ws);
 }
 
@@ -318,8 +332,9 @@ async function main() {
   let server = await startServer(env, extensionsDir, timingDir);
   lap(`VS Code server ${server.url}`);
   try {
-    // E2E_ONLY_REOPEN=1: only the reopen run (exact Revert across windows).
-    let code = process.env.E2E_ONLY_REOPEN ? 0 : await runSuiteInServer(env, server, ws, runner);
+    // E2E_ONLY_REOPEN=1 / E2E_ONLY_CONTEXT=1: only the reopen run (exact Revert across windows) / the agent-context run.
+    const only = process.env.E2E_ONLY_REOPEN ? 'reopen' : process.env.E2E_ONLY_CONTEXT ? 'context' : undefined;
+    let code = only ? 0 : await runSuiteInServer(env, server, ws, runner);
     if (code === 2) {
       // An infrastructure failure (the workbench never reported back), not a test failure: one fresh try.
       lap('infrastructure failure: retrying once with a fresh server and workspace');
@@ -327,7 +342,7 @@ async function main() {
       server = await startServer(env, extensionsDir, timingDir);
       code = await runSuiteInServer(env, server, freshWorkspace(), runner);
     }
-    if (code === 0 && !process.env.E2E_SKIP_RESTRICTED && !process.env.E2E_ONLY_REOPEN) {
+    if (code === 0 && !process.env.E2E_SKIP_RESTRICTED && !only) {
       // The restricted-mode run: workspace trust ON, the folder not trusted.
       server.stop();
       server = await startServer(env, extensionsDir, timingDir, { trust: true });
@@ -337,7 +352,7 @@ async function main() {
       server.stop();
       server = await startServer(env, extensionsDir, timingDir);
     }
-    if (code === 0 && !process.env.E2E_SKIP_REOPEN) {
+    if (code === 0 && !process.env.E2E_SKIP_REOPEN && only !== 'context') {
       // Exact Revert across windows: convert in one window, then revert in a new window of the same folder.
       const folder = freshWorkspace();
       fs.copyFileSync(path.join(e2eDir, 'reopen', 'reopen-ports.md'), path.join(folder, 'docs', 'reopen-ports.md'));
@@ -354,9 +369,13 @@ async function main() {
         lap(`reopen: second window exited with ${code}`);
       }
     }
+    if (code === 0 && !process.env.E2E_SKIP_CONTEXT && only !== 'reopen') {
+      code = await runSuiteInServer(env, server, contextWorkspace(), runner, 'context.js');
+      lap(`agent context run exited with ${code}`);
+    }
     if (code === 0 && takeScreenshots) {
       const { takeReadmeScreenshots } = await import('./screenshots.mjs');
-      await takeReadmeScreenshots({ env, server, repo, launchBrowser: () => launchBrowser(env), remoteUri, workbenchUrl, freshWorkspace, lap });
+      await takeReadmeScreenshots({ env, server, repo, launchBrowser: () => launchBrowser(env), remoteUri, workbenchUrl, freshWorkspace, contextWorkspace, lap });
     }
     return code;
   } finally {

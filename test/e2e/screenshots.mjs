@@ -4,6 +4,8 @@
 //   docs/images/fence.png      a converted section: the ```toon fence with its savings and Revert lenses
 //   docs/images/problems.png   the Problems panel with markdown and agent-JSON diagnostics
 //   docs/images/quickfix.png   report diagnostics with the quick-fix menu open
+//   docs/images/agent-context.png  the Agent Context view and the first-line lens, on the mixed context fixture
+// E2E_SCREENSHOTS=agent-context,quickfix takes only the groups that make those images.
 import path from 'node:path';
 import fs from 'node:fs';
 
@@ -35,9 +37,11 @@ async function goTo(page, line, column) {
 export async function takeReadmeScreenshots(ctx) {
   const out = path.join(ctx.repo, 'docs', 'images');
   fs.mkdirSync(out, { recursive: true });
+  const only = process.env.E2E_SCREENSHOTS?.split(',');
+  const wanted = (...names) => !only || names.some((n) => only.includes(n));
   const browser = await ctx.launchBrowser();
   try {
-    {
+    if (wanted('codelens', 'hover', 'fence', 'problems')) {
       const ws = ctx.freshWorkspace();
       const rel = '.github/instructions/services.instructions.md';
       const page = await openEditor(ctx, browser, ws, rel);
@@ -72,7 +76,7 @@ export async function takeReadmeScreenshots(ctx) {
       ctx.lap('screenshot docs/images/problems.png');
       await page.close();
     }
-    {
+    if (wanted('quickfix')) {
       const ws = ctx.freshWorkspace();
       const rel = 'docs/hygiene-report.json';
       const page = await openEditor(ctx, browser, ws, rel);
@@ -92,6 +96,36 @@ export async function takeReadmeScreenshots(ctx) {
       await page.waitForTimeout(800);
       await page.screenshot({ path: path.join(out, 'quickfix.png') });
       ctx.lap('screenshot docs/images/quickfix.png');
+      await page.close();
+    }
+    if (wanted('agent-context')) {
+      // The mixed context fixture as a folder of its own (its agent files at the root, as the fixture has them).
+      const ws = ctx.contextWorkspace();
+      const page = await openEditor(ctx, browser, ws, 'CLAUDE.md');
+      await editorText(page, 'loaded by Claude Code');
+      const palette = async (command) => {
+        await page.keyboard.press('F1');
+        await page.keyboard.type(command);
+        await page.waitForTimeout(500);
+        await page.keyboard.press('Enter');
+        await page.waitForTimeout(300);
+      };
+      // Room for the view and the whole lens line: no secondary side bar, the folder tree folded, a wider side bar.
+      if (await page.locator('.part.auxiliarybar').isVisible()) await palette('View: Hide Secondary Side Bar');
+      await palette('ToonLens: Show Agent Context');
+      await page.locator('.pane-header', { hasText: path.basename(ws) }).first().click();
+      const side = await page.locator('.part.sidebar').boundingBox();
+      if (side) {
+        await page.mouse.move(side.x + side.width, side.y + side.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(side.x + side.width + 190, side.y + side.height / 2, { steps: 8 });
+        await page.mouse.up();
+        await page.mouse.move(side.x + side.width + 600, side.y + side.height - 40);
+      }
+      await page.waitForFunction(() => [...document.querySelectorAll('.monaco-list-row')].some((r) => r.innerText.includes('Codex')), null, { timeout: 60000, polling: 250 });
+      await page.waitForTimeout(1200);
+      await page.screenshot({ path: path.join(out, 'agent-context.png') });
+      ctx.lap('screenshot docs/images/agent-context.png');
       await page.close();
     }
   } finally {
