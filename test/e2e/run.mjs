@@ -230,7 +230,7 @@ async function startServer(env, extensionsDir, timingDir, { trust = false } = {}
   const logPath = path.join(data, 'server.log');
   for (let i = 0; i < 300; i++) {
     const m = fs.readFileSync(logPath, 'utf8').match(/Extension host agent listening on (\d+)/);
-    if (m) return { url: `http://127.0.0.1:${m[1]}`, stop: () => { try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ } }, logPath };
+    if (m) return { url: `http://127.0.0.1:${m[1]}`, stop: () => { try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ } }, logPath, dataDir: data };
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -285,7 +285,60 @@ async function forwardExtensionHostConsole(page) {
   });
 }
 
+/** The extension host logs of a server's windows so far: `{ host, ours }` paths (the host's log, ToonLens's output channels). */
+function extensionHostLogs(dataDir) {
+  const logs = [];
+  const root = path.join(dataDir, 'user', 'logs');
+  for (const session of fs.existsSync(root) ? fs.readdirSync(root) : []) {
+    for (const host of fs.readdirSync(path.join(root, session)).filter((n) => /^exthost\d+$/.test(n))) {
+      const dir = path.join(root, session, host);
+      const oursDir = path.join(dir, `${EXTENSION_ID}`);
+      const ours = fs.existsSync(oursDir) ? fs.readdirSync(oursDir).filter((n) => n.endsWith('.log')).map((n) => path.join(oursDir, n)) : [];
+      logs.push({ host: path.join(dir, 'remoteexthost.log'), ours });
+    }
+  }
+  return logs;
+}
+
+const read = (p) => (fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : '');
+const ERROR_LINE = /^\S+ \S+ \[error\]/;
+
+/**
+ * Waits until every extension host of the server's windows logged its exit (the window closed), then
+ * answers the error lines about ToonLens: any error in ToonLens's output channels, and the host's own errors
+ * that name the extension (an exception in its code, a rejected promise at deactivation). An empty list means
+ * the window opened, ran and closed without an error of ours.
+ */
+async function closeErrors(server) {
+  // A host logs its exit once its extensions are deactivated (the client's stop is bounded, see deactivate).
+  const exited = (l) => /Extension host with pid \d+ exiting with code/.test(read(l.host));
+  for (let i = 0; i < 200 && !extensionHostLogs(server.dataDir).every(exited); i++) await new Promise((r) => setTimeout(r, 100));
+  const errors = [];
+  const logs = extensionHostLogs(server.dataDir);
+  if (logs.length === 0) errors.push(`no extension host log under ${server.dataDir}`);
+  for (const l of logs) {
+    if (!exited(l)) errors.push(`${l.host}: the extension host did not exit within 20 s of the window closing`);
+    else if (!/exiting with code 0\b/.test(read(l.host))) errors.push(`${l.host}: ${read(l.host).match(/.*exiting with code.*/)?.[0]}`);
+    for (const line of read(l.host).split('\n')) if (ERROR_LINE.test(line) && /toonlens/i.test(line)) errors.push(`${l.host}: ${line}`);
+    for (const o of l.ours) for (const line of read(o).split('\n')) if (ERROR_LINE.test(line)) errors.push(`${o}: ${line}`);
+  }
+  return errors;
+}
+
 async function runSuiteInServer(env, server, ws, runner, entry = 'index.js') {
+  const code = await runSuiteInWindow(env, server, ws, runner, entry);
+  if (code !== 0) return code;
+  // No error of ours from opening the window to closing it (the extension host's log, ToonLens's output).
+  const errors = await closeErrors(server);
+  if (errors.length) {
+    lap(`errors logged by the extension host or ToonLens's output (window close included):\n  ${errors.join('\n  ')}`);
+    return 1;
+  }
+  lap(`${entry}: the window closed with no error in the extension host log or ToonLens's output`);
+  return 0;
+}
+
+async function runSuiteInWindow(env, server, ws, runner, entry) {
   const browser = await launchBrowser(env);
   try {
     const page = await browser.newPage();

@@ -4,6 +4,7 @@
  * connection reads and answers other requests while a large document is being analysed.
  */
 import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
+import { recordTurn } from '../testing/turnTrace';
 
 /** Longest uninterrupted turn of sliced work. */
 export const TURN_MS = 15;
@@ -33,9 +34,11 @@ export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmedia
  */
 export async function runSliced<T, P>(steps: Generator<P, T, void>, stop: () => Error | undefined, onTurn?: (progress: P) => void): Promise<T> {
   for (;;) {
-    const deadline = performance.now() + TURN_MS;
+    const start = performance.now();
+    const deadline = start + TURN_MS;
     let r = steps.next();
     while (!r.done && performance.now() < deadline) r = steps.next();
+    recordTurn(performance.now() - start);
     if (r.done) return r.value;
     onTurn?.(r.value);
     await nextTurn();

@@ -1,6 +1,6 @@
 /**
  * The test-only commands, registered here and nowhere else (listed by server.ts only when the test hooks are
- * on, testing/hooks.ts): the idle signal and ping, the memory trace, and every counter a feature exposed
+ * on, testing/hooks.ts): the idle signal and ping, the memory trace, the time slicer's turns, and every counter a feature exposed
  * through its context.
  */
 import v8 from 'node:v8';
@@ -8,6 +8,7 @@ import type { FeatureModule } from '../lsp/feature';
 import { serverWork, type IdleAnswer } from '../lsp/idle';
 import { idleGcStats } from '../node/idleGc';
 import { takeMemoryTrace } from './memoryTrace';
+import { takeTurnTrace } from './turnTrace';
 import { TEST_COMMANDS, type TestCounterName, type TestCounterReader } from './hooks';
 
 /** The counters the features exposed, by name (one registry per server). */
@@ -25,7 +26,7 @@ export class TestCounters {
   }
 }
 
-const COUNTER_NAMES = Object.keys(TEST_COMMANDS).filter((k): k is TestCounterName => k !== 'idle' && k !== 'ping' && k !== 'memoryTrace');
+const COUNTER_NAMES = Object.keys(TEST_COMMANDS).filter((k): k is TestCounterName => k !== 'idle' && k !== 'ping' && k !== 'memoryTrace' && k !== 'sliceTurns');
 
 /** The feature serving every `toonlens.test.*` command. */
 export function testCommandsFeature(counters: TestCounters): FeatureModule {
@@ -42,6 +43,7 @@ export function testCommandsFeature(counters: TestCounters): FeatureModule {
           },
           [TEST_COMMANDS.ping]: () => ({ pong: true }),
           [TEST_COMMANDS.memoryTrace]: () => takeMemoryTrace(),
+          [TEST_COMMANDS.sliceTurns]: () => takeTurnTrace(),
           ...Object.fromEntries(COUNTER_NAMES.map((name) => [TEST_COMMANDS[name], (args: unknown[]) => counters.read(name, args)])),
         },
       };

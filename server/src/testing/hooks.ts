@@ -20,6 +20,8 @@ export const TEST_COMMANDS = {
   ping: 'toonlens.test.ping',
   /** The memory marks recorded since the last call (testing/memoryTrace.ts). */
   memoryTrace: 'toonlens.test.memoryTrace',
+  /** The time slicer's turns since the last call, `{ turns, total, longest }` (testing/turnTrace.ts). */
+  sliceTurns: 'toonlens.test.sliceTurns',
   /** The JSON worker's counters (jobs started, cancelled, …). */
   jsonWorkerCounters: 'toonlens.test.jsonWorkerCounters',
   /** `[uri]` → the document's engine cache as `{ analysed, held, lookedUp }`, or null once it is closed. */
@@ -33,7 +35,7 @@ export const TEST_COMMANDS = {
 } as const;
 
 /** The counters a feature exposes (the other test commands are served by testing/commands.ts itself). */
-export type TestCounterName = Exclude<keyof typeof TEST_COMMANDS, 'idle' | 'ping' | 'memoryTrace'>;
+export type TestCounterName = Exclude<keyof typeof TEST_COMMANDS, 'idle' | 'ping' | 'memoryTrace' | 'sliceTurns'>;
 
 /** What a feature answers for one of its counters (the command's arguments in, a plain value out). */
 export type TestCounterReader = (args: unknown[]) => unknown;
@@ -41,3 +43,4 @@ export type TestCounterReader = (args: unknown[]) => unknown;
 export const IDLE_COMMAND = TEST_COMMANDS.idle;
 export const PING_COMMAND = TEST_COMMANDS.ping;
 export const MEMORY_TRACE_COMMAND = TEST_COMMANDS.memoryTrace;
+export const SLICE_TURNS_COMMAND = TEST_COMMANDS.sliceTurns;

@@ -194,6 +194,8 @@ class Analysis implements SliceAnalysis {
     kind: SliceKind,
     readonly headingEnd: number,
     hash?: number,
+    /** The slice's parse ({@link parseForAnalysis}), when the caller made it already (a large slice: a step of its own). */
+    preParsed?: ParsedSlice | null,
   ) {
     this.src = src;
     this.at = at;
@@ -201,7 +203,7 @@ class Analysis implements SliceAnalysis {
     // character in V8, and so is every slice of it, which makes each parse, pattern and token count on it slower.
     const raw = oneByte(this.raw);
     this.hash = hash ?? textHash(raw);
-    const parsed = kind === 'frontmatter' ? null : parseSlice(raw, kind === 'section');
+    const parsed = preParsed !== undefined ? preParsed : kind === 'frontmatter' ? null : parseSlice(raw, kind === 'section');
     // Strings kept with the analysis are flat copies (detach): a substring of the slice text would keep the
     // document version it was read from alive.
     const headingText = parsed?.heading ? detach(parsed.heading.text) : null;
@@ -457,13 +459,18 @@ export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): 
   return new Analysis(raw, 0, raw.length, kind, headingEnd);
 }
 
+/** The parse an analysis of the slice text `raw` starts from (none for frontmatter). */
+export function parseForAnalysis(raw: string, kind: SliceKind): ParsedSlice | null {
+  return kind === 'frontmatter' ? null : parseSlice(oneByte(raw), kind === 'section');
+}
+
 /**
  * Analyses the slice `[at, at + length)` of the document text `src`: the analysis reads its text from there
  * (no copy) until {@link relocateAnalysis} points it at another version. `hash` is the text's {@link textHash}
- * when the caller has it.
+ * when the caller has it, `parsed` its {@link parseForAnalysis}.
  */
-export function analyzeSliceAt(src: string, at: number, length: number, kind: SliceKind, headingEnd: number, hash?: number): SliceAnalysis {
-  return new Analysis(src, at, length, kind, headingEnd, hash);
+export function analyzeSliceAt(src: string, at: number, length: number, kind: SliceKind, headingEnd: number, hash?: number, parsed?: ParsedSlice | null): SliceAnalysis {
+  return new Analysis(src, at, length, kind, headingEnd, hash, parsed);
 }
 
 /**

@@ -2,7 +2,7 @@
  * TOON candidates (docs/engine.md#3-the-model): encode with each delimiter, strict-decode and
  * deep-compare with the model, shortest valid wins (ties: comma, tab, pipe). Never throws.
  */
-import { encode, decode } from '@toon-format/toon';
+import { encode, decode, decodeStreamSync } from '@toon-format/toon';
 import type { JsonValue } from './model';
 
 export type DelimiterChar = ',' | '\t' | '|';
@@ -50,6 +50,58 @@ export function decodesTo(text: string, expectedJson: string): boolean {
     const value = decode(text, { strict: true });
     rememberDecoded(text);
     return JSON.stringify(value) === expectedJson;
+  } catch {
+    return false;
+  }
+}
+
+/** Events of the library's decode stream read between two yields of {@link decodesToSteps}. */
+const DECODE_EVENTS_PER_STEP = 2048;
+
+/** Where events go while a value is built from the decode stream: the open object (its pending key) or array. */
+type Open = { obj: Record<string, unknown>; key: string | undefined; arr?: undefined } | { arr: unknown[]; obj?: undefined };
+
+/** Puts `value` where the open container takes it, as the library's decode does (`__proto__` an own property). */
+function place(top: Open, value: unknown): void {
+  if (top.arr) top.arr.push(value);
+  else {
+    if (top.key === undefined) throw new Error('a value without its key');
+    if (top.key === '__proto__') Object.defineProperty(top.obj, top.key, { value, enumerable: true, writable: true, configurable: true });
+    else top.obj[top.key] = value;
+    top.key = undefined;
+  }
+}
+
+/**
+ * {@link decodesTo} as steps: the library's strict decode of `text` read from its own event stream
+ * (`decodeStreamSync` over the same lines `decode` splits), a yield every few thousand events, the value built
+ * from the events as `decode` builds it. The same answer as decodesTo; never throws.
+ */
+export function* decodesToSteps(text: string, expectedJson: string): Generator<void, boolean, void> {
+  try {
+    const stack: Open[] = [];
+    let root: unknown = undefined;
+    let n = 0;
+    for (const e of decodeStreamSync(text.split('\n'), { strict: true })) {
+      const top = stack[stack.length - 1];
+      if (e.type === 'startObject' || e.type === 'startArray') {
+        const open: Open = e.type === 'startObject' ? { obj: {}, key: undefined } : { arr: [] };
+        if (top) place(top, open.arr ?? open.obj);
+        stack.push(open);
+      } else if (e.type === 'endObject' || e.type === 'endArray') {
+        const done = stack.pop();
+        if (!done || (e.type === 'endArray') !== !!done.arr) throw new Error('a mismatched end');
+        if (stack.length === 0) root = done.arr ?? done.obj;
+      } else if (e.type === 'key') {
+        if (!top || top.arr) throw new Error('a key outside an object');
+        top.key = e.key;
+      } else if (top) place(top, e.value);
+      else root = e.value;
+      if (++n % DECODE_EVENTS_PER_STEP === 0) yield;
+    }
+    if (stack.length !== 0 || root === undefined) return false;
+    rememberDecoded(text);
+    return JSON.stringify(root) === expectedJson;
   } catch {
     return false;
   }
@@ -110,6 +162,21 @@ export class CandidateSet {
       else {
         this.json ??= JSON.stringify(this.model);
         v = decodesTo(t, this.json);
+      }
+      this.checks.set(d, v);
+    }
+    return v;
+  }
+
+  /** {@link valid} as steps ({@link decodesToSteps}): the same answer, kept the same way. */
+  *validSteps(d: DelimiterChar): Generator<void, boolean, void> {
+    let v = this.checks.get(d);
+    if (v === undefined) {
+      const t = this.text(d);
+      if (t === null) v = false;
+      else {
+        this.json ??= JSON.stringify(this.model);
+        v = yield* decodesToSteps(t, this.json);
       }
       this.checks.set(d, v);
     }

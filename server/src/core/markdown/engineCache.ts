@@ -3,7 +3,8 @@
  * carried by position across edits) and in steps a caller can spread over the event loop.
  */
 import { clearTokenMergeCaches } from '../tokens';
-import { analyzeSliceAt, holdsDetail, relocateAnalysis, releaseDetail, textHash, type SliceAnalysis } from './analysis';
+import { analyzeSliceAt, holdsDetail, parseForAnalysis, relocateAnalysis, releaseDetail, textHash, type SliceAnalysis } from './analysis';
+import type { ParsedSlice } from './blocks';
 import { resliceAfterEdit, sliceDocument, type Slice, type SliceCarry } from './slices';
 import type { VerdictV1 } from './verdict';
 import { beyondLatin1, compactSlice, latin1Copy } from './text';
@@ -11,7 +12,7 @@ import type { DuplicateMemo } from './warnings';
 import type { EngineOptions, PlanProgress, PlanResult } from './engineTypes';
 import { optionsKey } from './engineOptions';
 import { documentVerdict, type DocAnalysis } from './documentVerdict';
-import { standaloneSection, type StandaloneSection } from './sectionMeasure';
+import { standaloneSection, standaloneWarmSteps, LARGE_SLICE_CHARS, type StandaloneSection } from './sectionMeasure';
 import { buildPlan } from './planBuild';
 
 /** Runs a step generator to its end, synchronously. */
@@ -102,6 +103,8 @@ export class EngineCache {
   private compacted: string | null = null;
   private made = 0;
   private lookups = 0;
+  /** A large slice's parse made as a step of its own, for the lookup that follows it (see preParseSteps). */
+  private preParsed: { slice: Slice; hash: number; parsed: ParsedSlice | null } | null = null;
 
   /** @param _maxEntries ignored (the cache is sized by the document; kept for callers that still pass a bound). */
   constructor(_maxEntries?: number) {}
@@ -168,12 +171,14 @@ export class EngineCache {
     const headingEnd = s.headingEnd - s.charStart;
     const length = s.charEnd - s.charStart;
     const raw = text.slice(s.charStart, s.charEnd);
-    const hash = textHash(raw);
+    const pre = this.preParsed?.slice === s ? this.preParsed : null;
+    this.preParsed = null;
+    const hash = pre ? pre.hash : textHash(raw);
     const ok = (a: SliceAnalysis) => a.kind === kind && a.headingEnd === headingEnd && a.length === length && a.raw === raw;
     let a = (next && memoFind(next, hash, ok)) ?? memoFind(this.fresh, hash, ok) ?? memoFind(this.genMap(), hash, ok);
     if (a) relocateAnalysis(a, text, s.charStart);
     else {
-      a = analyzeSliceAt(text, s.charStart, length, kind, headingEnd, hash);
+      a = analyzeSliceAt(text, s.charStart, length, kind, headingEnd, hash, pre ? pre.parsed : undefined);
       this.made++;
       memoAdd(this.fresh, a);
     }
@@ -181,6 +186,26 @@ export class EngineCache {
     if (s.heading !== null && s.heading === a.headingText) s.heading = a.headingText;
     if (next) memoAdd(next, a);
     return a;
+  }
+
+  /**
+   * Before slice `i` is analysed: when it is a large slice that neither the slicing carried nor a memo holds, its
+   * parse as a step of its own (the analysis then starts from it), so one plan step never parses and analyses
+   * a huge section at once. Answers whether it parsed.
+   */
+  private preParse(next: SliceMemo | null, sl: Slicing, i: number): boolean {
+    const s = sl.slices[i]!;
+    const length = s.charEnd - s.charStart;
+    if (length < LARGE_SLICE_CHARS) return false;
+    const headingEnd = s.headingEnd - s.charStart;
+    const a = sl.known[i];
+    if (a !== undefined && a.kind === s.kind && a.headingEnd === headingEnd && a.length === length) return false;
+    const raw = sl.text.slice(s.charStart, s.charEnd);
+    const hash = textHash(raw);
+    const ok = (m: SliceAnalysis) => m.kind === s.kind && m.headingEnd === headingEnd && m.length === length && m.raw === raw;
+    if ((next && memoFind(next, hash, ok)) ?? memoFind(this.fresh, hash, ok) ?? memoFind(this.genMap(), hash, ok)) return false;
+    this.preParsed = { slice: s, hash, parsed: parseForAnalysis(raw, s.kind) };
+    return true;
   }
 
   /** The last completed plan's analyses by the hash of their text, built when first needed. */
@@ -234,6 +259,7 @@ export class EngineCache {
       const to = Math.min(slices.length, from + PLAN_RUN);
       for (let i = from; i < to; i++) {
         done++;
+        if (this.preParse(next, sl, i)) yield { done, total };
         if (!this.analysisAt(next, sl, i) || ++carried % CARRIED_PER_YIELD === 0) yield { done, total };
       }
       for (let i = from; i < to; i++) {
@@ -242,6 +268,8 @@ export class EngineCache {
           if (++carried % CARRIED_PER_YIELD === 0) yield { done, total };
           continue;
         }
+        // A large section's candidates and counts first, a step each (memoized where the measurement reads them).
+        yield* standaloneWarmSteps(sl.known[i]!, lossOpts, key, { done, total });
         // Token figures counted now (the lenses read every section's): the verdicts are plain objects.
         standalones[i] = standaloneSection(sl.known[i]!, lossOpts, key, true);
         yield { done, total };

@@ -263,6 +263,34 @@ function sectionBlocks(a: SliceAnalysis, o: BlockOptions): BlockConversion | nul
   return blockConversion(a.raw, parsed, o);
 }
 
+/** From this slice length on, the plan fills a slice's parse, candidates and counts a step each, not in one step. */
+export const LARGE_SLICE_CHARS = 64 * 1024;
+
+/**
+ * What {@link standaloneSection} reads of a large slice, made a step each before it runs (each kept where it
+ * reads it: the slice's token count, each delimiter's encoding and the decode check of the shortest), so that
+ * measuring one huge section is several steps of a time-sliced plan, not one. Yields `progress`; nothing for a
+ * smaller slice or one measured already. The measurement is the same either way.
+ */
+export function* standaloneWarmSteps<P>(a: SliceAnalysis, opts: EngineOptions, key: string, progress: P): Generator<P, void, void> {
+  if (a.length < LARGE_SLICE_CHARS || a.kind === 'frontmatter' || a.measurement(key) !== undefined) return;
+  const tok = tokenizerOf(opts);
+  sliceSourceTokens(a, tok);
+  yield progress;
+  const set = a.bodyCandidates;
+  let shortest: { d: DelimiterChar; n: number } | null = null;
+  for (const d of contextOf(key, opts).blockOptions.delims) {
+    const t = set.text(d);
+    if (t !== null && (shortest === null || t.length < shortest.n)) shortest = { d, n: t.length };
+    yield progress;
+  }
+  if (shortest) {
+    const check = set.validSteps(shortest.d);
+    while (!check.next().done) yield progress;
+    yield progress;
+  }
+}
+
 /**
  * A slice's standalone lossless verdict (slice-relative warnings), memoized on its analysis. What it measures
  * is the segment Convert writes (kept heading line, fence lines, TOON, closing fence, the slice's line ends),

@@ -1,0 +1,53 @@
+/**
+ * Against the built server over stdio: a 2.5 MB section of 51,000 list items is worked on in many turns of the
+ * time slicer, none of which is a large share of the whole (the test hooks record every turn), and a hover on
+ * another document answers meanwhile.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LspHarness, busy } from './harness';
+import { SLICE_TURNS_COMMAND } from '../../server/src/testing/hooks';
+import type { TurnTrace } from '../../server/src/testing/turnTrace';
+
+const SMALL = '# Small\n\n- key: value\n- other: thing\n';
+
+function hugeSection(n: number): string {
+  let body = '';
+  for (let i = 0; i < n; i++) body += `- item-${i}: the value of entry number ${i} here\n`;
+  return '# Intro\n\nSome text.\n\n## Big\n\n' + body + '\n## After\n\nmore\n';
+}
+
+test('a 2.5 MB section of 51,000 list items: no turn is a large share of its work; a hover answers meanwhile', async () => {
+  const lsp = await LspHarness.start();
+  try {
+    await lsp.hover(lsp.open('warm.md', SMALL), { line: 0, character: 3 });
+    await lsp.waitIdle();
+    const text = hugeSection(51_000);
+    assert.ok(text.length > 2_400_000);
+    const shares: number[] = [];
+    // The least share of two documents (a collection pause can land in any turn of one).
+    for (const k of [0, 1]) {
+      await lsp.executeCommand(SLICE_TURNS_COMMAND, []);
+      const heavy = lsp.open(`heavy-${k}.md`, k ? text.replace('## After', '## Later') : text);
+      const other = lsp.open(`other-${k}.md`, SMALL.replace('Small', `Small ${k}`));
+      const t0 = performance.now();
+      assert.ok(await lsp.hover(other, { line: 0, character: 3 }), 'the other document has its hover');
+      const ms = performance.now() - t0;
+      assert.ok(ms < busy(2000), `the hover on another document took ${ms.toFixed(0)} ms`);
+      assert.ok(await lsp.codeLenses(heavy));
+      await lsp.waitIdle(busy(120_000));
+      const t = (await lsp.executeCommand(SLICE_TURNS_COMMAND, [])) as TurnTrace;
+      // Its parse, analysis, count, encodings and decode check are turns of their own: in one step, the measurement
+      // of this section alone was more than half of all the document's sliced work.
+      assert.ok(t.turns >= 10, `${t.turns} turns`);
+      shares.push(t.longest / t.total);
+      lsp.close(heavy);
+      lsp.close(other);
+    }
+    const least = Math.min(...shares);
+    assert.ok(least <= 0.4, `the longest turn was ${shares.map((s) => (100 * s).toFixed(0) + '%').join(', ')} of the sliced work`);
+  } finally {
+    lsp.kill();
+    await lsp.exited;
+  }
+});
