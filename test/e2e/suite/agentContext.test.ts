@@ -160,6 +160,12 @@ describe('Agent context in a real VS Code (the mixed context fixture)', () => {
       for (const f of a.classes.flatMap((c) => c.files)) if (f.path !== 'AGENTS.md') assert.equal(f.tokens, figure(before, a.name, f.path), `${a.name} / ${f.path} unchanged`);
     }
     await vscode.commands.executeCommand('undo');
+    const undone = view().reads;
     assert.ok(await doc.save());
+    // The save refreshes the view; the window must not close with that refresh still in flight.
+    await waitFor('the view after the undo is saved', () => {
+      const v = view();
+      return v.reads > undone && figure(tree(v.rows), 'Codex', 'AGENTS.md') === old ? true : undefined;
+    });
   });
 });
