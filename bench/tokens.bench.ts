@@ -149,7 +149,7 @@ export async function tokenRows(input: Input, runs: number, log: (s: string) => 
 
 if (require.main === module) {
   const log = (s: string) => console.log(s);
-  // `--oracle`: only the oracle tables (no 1 MB counts, no corpus table).
+  // `--oracle`: only the oracle tables (no large-document counts, no corpus table).
   if (process.argv.includes('--oracle')) oracleReport(log);
   else tokenRows(markdown1MB(), 5, log).catch((err) => {
     console.error(err);
