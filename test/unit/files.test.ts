@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileRole, isAgentFile, isOnDemandAgentFile, MARKDOWN_EXTENSIONS, PRE_COMMIT_FILES_PATTERN, WATCH_GLOB } from '../../server/src/core/files';
+import { fileRole, isAgentFile, isOnDemandAgentFile, MARKDOWN_EXTENSIONS, measuredSourceType, PRE_COMMIT_FILES_PATTERN, WATCH_GLOB } from '../../server/src/core/files';
 import { run, type FileReport } from '../../server/src/cli/check';
 import type { CliIO } from '../../server/src/cli/io';
 import { REPO_ROOT, tsSources } from '../paths';
@@ -61,9 +61,15 @@ describe('file roles', () => {
     assert.deepEqual(md.extensions, ['.mdc']);
   });
 
+  test('a file measured by name is markdown by the served extensions or .mdx, never served as .mdx', () => {
+    for (const f of ['a.md', 'B.MARKDOWN', 'c.mdown', 'd.mkd', '.cursor/rules/e.mdc', 'docs/f.mdx']) assert.equal(measuredSourceType(f), 'markdown', f);
+    for (const f of ['notes.txt', 'README', 'x.json', 'y.toon', 'md']) assert.equal(measuredSourceType(f), 'text', f);
+    assert.equal(fileRole('docs/f.mdx'), undefined);
+  });
+
   test('no other source file keeps an extension list of its own', () => {
-    // An extension alternation or a `.md`/`.toon`/`.mdc` suffix test outside core/files.ts is a second answer.
-    const own = /\\\.\((?:json|md|markdown|mdc|toon)\||\\\.(?:md|markdown|mdc|toon)\$\/|endsWith\('\.(?:md|mdc|toon|markdown)'\)/;
+    // An extension alternation, a `.md`/`.toon`/`.mdc` suffix test or an extension compared outside core/files.ts is a second answer.
+    const own = /\\\.\((?:json|md|markdown|mdc|toon)\||\\\.(?:md|markdown|mdc|toon)\$\/|endsWith\('\.(?:md|mdc|mdx|toon|markdown)'\)|=== '\.(?:md|mdc|mdx|toon|markdown)'/;
     const offenders: string[] = [];
     for (const f of [...tsSources(join(REPO_ROOT, 'server', 'src')), ...tsSources(join(REPO_ROOT, 'client', 'src'))]) {
       if (f.endsWith(join('core', 'files.ts'))) continue;

@@ -21,6 +21,7 @@ import { VERDICTS } from '../core/markdown/policy';
 import { TOKENIZERS, type TokenizerName } from '../core/tokens';
 import { WARNING_DIAGNOSTICS } from '../core/markdown/rules';
 import { errorMessage } from '../core/errors';
+import { measuredSourceType } from '../core/files';
 
 export const MODES = ['lossless', 'record', 'budget'] as const;
 export const DELIMITERS = ['auto', 'comma', 'tab', 'pipe'] as const;
@@ -112,8 +113,7 @@ export async function readInput(p: ParsedArgs, io: CliIO): Promise<{ text: strin
   const name = positionals[0]!;
   const file = path.resolve(io.cwd, name);
   const text = readInputText(name, file);
-  const ext = path.extname(file).toLowerCase();
-  return { text, sourceType: ext === '.md' || ext === '.markdown' || ext === '.mdx' ? 'markdown' : 'text', name };
+  return { text, sourceType: measuredSourceType(file), name };
 }
 
 /** Atomic write of an --out file through the one writer (node/safeWrite.ts writeOutputFile): never replaces a device or a read-only file. */

@@ -67,6 +67,19 @@ export function isMarkdownPath(path: string): boolean {
   return fileRole(path) === 'markdown';
 }
 
+/**
+ * Extensions the engine's `profile`/`convert`/`plan` label `source_type: "markdown"` when given such a file by
+ * name: the served markdown extensions plus `.mdx` (markdown with JSX, which the producer labels markdown).
+ * `.mdx` is measured when asked for, never served or walked: its JSX is not CommonMark, so the editor and
+ * `check` would report noise on it.
+ */
+export const MEASURED_MARKDOWN_EXTENSIONS: readonly string[] = [...MARKDOWN_EXTENSIONS, 'mdx'];
+
+/** The `source_type` of a verdict measured from the file at `path`: `markdown` by extension, else `text`. */
+export function measuredSourceType(path: string): 'markdown' | 'text' {
+  return MEASURED_MARKDOWN_EXTENSIONS.includes(extensionOf(baseName(path))) ? 'markdown' : 'text';
+}
+
 /** Whether `path` names a `.toon` file. */
 export function isToonPath(path: string): boolean {
   return fileRole(path) === 'toon';
