@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineCache, planDocument } from '../../server/src/core/markdown/engine';
 import { LARGE_SLICE_CHARS } from '../../server/src/core/markdown/sectionMeasure';
+import { STEP_LINES } from '../../server/src/core/markdown/blocks';
 import { decodesTo, decodesToSteps } from '../../server/src/core/markdown/candidate';
 import { encode } from '@toon-format/toon';
 
@@ -25,6 +26,7 @@ function stepsOf(text: string): number {
 
 const items = (n: number, eol = '\n') => Array.from({ length: n }, (_, i) => `- item-${i}: the value of entry number ${i}${eol}`).join('');
 const plain = (n: number) => Array.from({ length: n }, (_, i) => `- plain list item number ${i} with a few words\n`).join('');
+const prose = (n: number) => Array.from({ length: n }, (_, i) => `Sentence ${i} of the prose goes on a while. Another follows ${i}.\n${i % 4 === 3 ? '\n' : ''}`).join('');
 const table = (n: number) => '| key | value |\n| --- | --- |\n' + Array.from({ length: n }, (_, i) => `| k${i} | value number ${i} |\n`).join('');
 
 const doc = (body: string, eol = '\n') => `# Intro${eol}${eol}Some text.${eol}${eol}## Big${eol}${eol}${body}${eol}## After${eol}${eol}more${eol}`;
@@ -34,6 +36,7 @@ const SHAPES: [string, (n: number) => string][] = [
   ['a list of plain items', (n) => doc(plain(n))],
   ['a table', (n) => doc(table(n))],
   ['a CRLF list of key: value items', (n) => doc(items(n, '\r\n'), '\r\n')],
+  ['prose paragraphs', (n) => doc(prose(n))],
 ];
 
 describe('a huge section is several plan steps', () => {
@@ -53,6 +56,15 @@ describe('a huge section is several plan steps', () => {
       assert.deepEqual(observable(cache.plan(edited)), observable(planDocument(edited)));
       // The section moved back to a text planned before: found by its text, planned without a parse step.
       assert.deepEqual(observable(cache.plan(large)), observable(planDocument(large)));
+    });
+
+    test(`${name}: the parse and the analysis of the section are steps of a bounded number of lines`, () => {
+      // Four times the lines: the reading, tokenizing and extraction of the lines and the rules over them take
+      // about four times the steps, so no one step grows with the section.
+      const n = 4000;
+      const grown = stepsOf(make(4 * n)) - stepsOf(make(n));
+      const lines = (make(4 * n).match(/\n/g)?.length ?? 0) - (make(n).match(/\n/g)?.length ?? 0);
+      assert.ok(grown >= (3 * lines) / STEP_LINES, `${grown} more steps for ${lines} more lines`);
     });
   }
 });

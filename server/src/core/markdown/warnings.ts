@@ -306,9 +306,9 @@ export function dupKey(norm: string): { key: number; near: number } {
  * and any other of at least {@link VERBATIM_MIN_WORDS} distinct words. A unit ending in a colon introduces
  * what follows ("The command has the following arguments:") and is no rule of its own.
  */
-export function sliceRules(p: ParsedSlice, section: string): RuleRef[] {
-  const out: RuleRef[] = [];
-  for (const u of p.units) {
+export function sliceRules(p: ParsedSlice, section: string, from = 0, to = p.units.length, out: RuleRef[] = []): RuleRef[] {
+  for (let i = from; i < to; i++) {
+    const u = p.units[i]!;
     if (u.text.trimEnd().endsWith(':')) continue;
     const norm = normalizeRule(u.text);
     if (!norm) continue;
