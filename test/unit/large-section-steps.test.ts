@@ -2,13 +2,15 @@
  * A huge section is planned in several steps of the time-sliced plan, not one: its parse, its analysis, its token
  * count, each delimiter's encoding and the decode check are steps of their own (the server reads messages
  * between them), and the plan is the same as the uncached one, before and after an edit inside the section. The
- * decode check in steps answers what the one-call check answers.
+ * decode check in steps answers what the one-call check answers, and so do the slice rules that walk every item
+ * or cell in steps.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineCache, planDocument } from '../../server/src/core/markdown/engine';
 import { LARGE_SLICE_CHARS } from '../../server/src/core/markdown/sectionMeasure';
-import { STEP_LINES } from '../../server/src/core/markdown/blocks';
+import { STEP_LINES, parseSlice } from '../../server/src/core/markdown/blocks';
+import { SLICE_RULES, sliceRuleWarnings } from '../../server/src/core/markdown/rules';
 import { decodesTo, decodesToSteps } from '../../server/src/core/markdown/candidate';
 import { encode } from '@toon-format/toon';
 
@@ -94,5 +96,28 @@ describe('the decode check in steps', () => {
       }
     }
     assert.equal(run(encode({ a: 1 }), JSON.stringify({ a: 1 })), true);
+  });
+});
+
+describe('slice rules over a huge section', () => {
+  test('the rules that walk every item or cell do it in steps, answering what their check answers', () => {
+    const list = '## Rules\n\n' + Array.from({ length: 9000 }, (_, i) => `- Be careful with entry ${i} as appropriate`).join('\n') + '\n- see [the guide][g]\n';
+    const cells = '## Table\n\n| a | b |\n| --- | --- |\n' + Array.from({ length: 6000 }, (_, i) => `| k${i} | v${i} |`).join('\n') + '\n| [x][y] | z |\n';
+    for (const raw of [list, cells]) {
+      const parsed = parseSlice(raw, true);
+      const input = { parsed, raw, headingEnd: raw.indexOf('\n\n') + 2, section: 'S' };
+      let stepped = 0;
+      for (const rule of SLICE_RULES) {
+        if (!rule.checkSteps) continue;
+        const g = rule.checkSteps(input);
+        let r = g.next();
+        let yields = 0;
+        for (; !r.done; r = g.next()) yields++;
+        assert.deepEqual(r.value, rule.check(input), rule.warning);
+        if (yields > 1) stepped++;
+      }
+      assert.ok(stepped >= 1, 'a rule walked the section in steps');
+      assert.ok(sliceRuleWarnings(input).some((w) => w.code === 'markdown_only'), 'the reference-style link at the end is found');
+    }
   });
 });

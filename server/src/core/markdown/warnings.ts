@@ -319,8 +319,22 @@ export function sliceRules(p: ParsedSlice, section: string, from = 0, to = p.uni
 }
 
 export function vagueRuleWarnings(p: ParsedSlice, section: string): VerdictWarning[] {
+  const steps = vagueRuleWarningSteps(p, section);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** How many text units {@link vagueRuleWarningSteps} reads between two yields. */
+const VAGUE_UNITS_PER_STEP = 2048;
+
+/** {@link vagueRuleWarnings}, a yield every VAGUE_UNITS_PER_STEP units. */
+export function* vagueRuleWarningSteps(p: ParsedSlice, section: string): Generator<void, VerdictWarning[], void> {
   const out: VerdictWarning[] = [];
-  for (const u of p.units) {
+  for (let i = 0; i < p.units.length; i++) {
+    if (i > 0 && i % VAGUE_UNITS_PER_STEP === 0) yield;
+    const u = p.units[i]!;
     if (!isVagueRule(u.text)) continue;
     out.push({
       code: 'vague_rule',

@@ -76,11 +76,11 @@ export function sliceRuleWarnings(input: SliceRuleInput): VerdictWarning[] {
   }
 }
 
-/** {@link sliceRuleWarnings} with a yield after each rule (a huge section's rules are steps of a time-sliced plan). */
+/** {@link sliceRuleWarnings} with a yield after each rule and inside a rule's long walk (a huge section's rules are steps of a time-sliced plan). */
 export function* sliceRuleWarningSteps(input: SliceRuleInput): Generator<void, VerdictWarning[], void> {
   const out: VerdictWarning[] = [];
   for (const rule of SLICE_RULES) {
-    const w = rule.check(input);
+    const w = rule.checkSteps ? yield* rule.checkSteps(input) : rule.check(input);
     if (w) {
       if (Array.isArray(w)) for (const x of w) out.push(x);
       else out.push(w);
