@@ -8,6 +8,10 @@
  * nested (an item's content, a blockquote) goes through markdown-it's own tokenizer, and between yields nothing
  * else touches the parse's state. The copies must stay markdown-it's: test/unit/block-steps.test.ts compares the
  * tokens with `parse` on generated and hand-picked inputs, so an upgrade that changes either rule fails there.
+ *
+ * The copied loop and rules are derived from markdown-it 15 (lib/parser_block.mjs, lib/rules_block/list.mjs,
+ * lib/rules_block/table.mjs), Copyright (c) 2014 Vitaly Puzrin, Alex Kocharin, under the MIT license
+ * (node_modules/markdown-it/LICENSE).
  */
 import type { Parser, Token } from './parser';
 
