@@ -37,15 +37,15 @@ test('one huge list section: no turn is a large share of its work; a hover answe
       assert.ok(await lsp.codeLenses(heavy));
       await lsp.waitIdle(busy(120_000));
       const t = (await lsp.executeCommand(SLICE_TURNS_COMMAND, [])) as TurnTrace;
-      // Its parse, analysis, count, encodings and decode check are turns of their own: in one step, the measurement
-      // of this section alone was more than half of all the document's sliced work.
-      assert.ok(t.turns >= 10, `${t.turns} turns`);
+      // Its parse and analysis are steps of a bounded number of lines, its count, encodings and decode check steps of
+      // their own: the longest turn is one encoding (one call of the library) or a collection pause, not the parse.
+      assert.ok(t.turns >= 40, `${t.turns} turns`);
       shares.push(t.longest / t.total);
       lsp.close(heavy);
       lsp.close(other);
     }
     const least = Math.min(...shares);
-    assert.ok(least <= 0.4, `the longest turn was ${shares.map((s) => (100 * s).toFixed(0) + '%').join(', ')} of the sliced work`);
+    assert.ok(least <= 0.12, `the longest turn was ${shares.map((s) => (100 * s).toFixed(0) + '%').join(', ')} of the sliced work`);
   } finally {
     lsp.kill();
     await lsp.exited;

@@ -2,7 +2,7 @@
  * Per-slice analysis: everything about a slice that depends only on its text and kind,
  * so the engine cache can reuse it across edits elsewhere in the document.
  */
-import { parseSlice, type Block, type ParsedSlice } from './blocks';
+import { parseSlice, parseSliceSteps, type Block, type ParsedSlice } from './blocks';
 import { LineIndex } from '../lineIndex';
 import { bodyValue, sliceKey, type JsonObject, type JsonValue } from './model';
 import { CandidateSet } from './candidate';
@@ -13,7 +13,7 @@ import { modelAlnum, sourceAlnum } from './coverage';
 import type { Tokenizer, TokenizerName } from '../tokens';
 import { profileName, sliceStats, emptyStats, RULE_RE, type ProfileName, type Stats } from './stats';
 import { dupKeysOf, duplicateRuleWarnings, sliceRules, type DupKeys, type RuleRef, type VerdictWarning } from './warnings';
-import { sliceRuleWarnings } from './rules';
+import { sliceRuleWarnings, sliceRuleWarningSteps } from './rules';
 import { SmallMap } from '../smallMap';
 import { inlineDirectives, type InlineDirective } from './inlineControl';
 
@@ -97,8 +97,8 @@ export interface SliceFence {
   end: number;
 }
 
-/** The parse-dependent part of a slice's analysis, computed from its text (or from its parse, when given). */
-function sliceDetail(raw: string, kind: SliceKind, section: string, parsed: ParsedSlice | null = kind === 'frontmatter' ? null : parseSlice(raw, kind === 'section')): SliceDetail {
+/** The parse-dependent part of a slice's analysis, computed from its text (or from its parse and rules, when given). */
+function sliceDetail(raw: string, kind: SliceKind, section: string, parsed: ParsedSlice | null = kind === 'frontmatter' ? null : parseSlice(raw, kind === 'section'), rules?: RuleRef[]): SliceDetail {
   let key: string;
   let body: JsonValue;
   if (!parsed) {
@@ -113,7 +113,7 @@ function sliceDetail(raw: string, kind: SliceKind, section: string, parsed: Pars
     body,
     model,
     parsed,
-    rules: parsed ? sliceRules(parsed, section) : [],
+    rules: rules ?? (parsed ? sliceRules(parsed, section) : []),
     candidates: new CandidateSet(model),
     bodyCandidates: new CandidateSet(body),
     derived: new Map(),
@@ -194,8 +194,8 @@ class Analysis implements SliceAnalysis {
     kind: SliceKind,
     readonly headingEnd: number,
     hash?: number,
-    /** The slice's parse ({@link parseForAnalysis}), when the caller made it already (a large slice: a step of its own). */
-    preParsed?: ParsedSlice | null,
+    /** What {@link analysisSteps} made of the slice text, when the caller ran it (a large slice: steps of their own). */
+    pre?: PreAnalysis,
   ) {
     this.src = src;
     this.at = at;
@@ -203,14 +203,14 @@ class Analysis implements SliceAnalysis {
     // character in V8, and so is every slice of it, which makes each parse, pattern and token count on it slower.
     const raw = oneByte(this.raw);
     this.hash = hash ?? textHash(raw);
-    const parsed = preParsed !== undefined ? preParsed : kind === 'frontmatter' ? null : parseSlice(raw, kind === 'section');
+    const parsed = pre ? pre.parsed : kind === 'frontmatter' ? null : parseSlice(raw, kind === 'section');
     // Strings kept with the analysis are flat copies (detach): a substring of the slice text would keep the
     // document version it was read from alive.
     const headingText = parsed?.heading ? detach(parsed.heading.text) : null;
     this.headingText = headingText;
     const section = sectionName(kind, headingText);
     // The parse is the detail's: built once here, shared with it.
-    const d = sliceDetail(raw, kind, section, parsed);
+    const d = sliceDetail(raw, kind, section, parsed, pre?.rules);
     this.detail = d;
     const stats = parsed ? sliceStats(parsed, parsed.lines.spanCount) : { ...emptyStats(), lines: new LineIndex(raw).spanCount };
     this.bits =
@@ -220,11 +220,11 @@ class Analysis implements SliceAnalysis {
       (PROFILES.indexOf(profileName(stats)) << PROFILE_SHIFT);
     this.packStats(stats);
     // The slice rules (./rules), in registry order.
-    const own: VerdictWarning[] = parsed ? sliceRuleWarnings({ parsed, raw, headingEnd, section }) : [];
+    const own: VerdictWarning[] = pre?.own ?? (parsed ? sliceRuleWarnings({ parsed, raw, headingEnd, section }) : []);
     this.ownWarnings = own.length ? own.map(detachWarning) : NO_WARNINGS;
-    const dups = duplicateRuleWarnings(d.rules);
+    const dups = pre?.dups ?? duplicateRuleWarnings(d.rules);
     this.localDuplicates = dups.length ? dups.map(detachWarning) : NO_WARNINGS;
-    this.dupKeys = d.rules.length ? dupKeysOf(d.rules) : NO_KEYS;
+    this.dupKeys = pre?.dupKeys ?? (d.rules.length ? dupKeysOf(d.rules) : NO_KEYS);
   }
 
   private packStats(st: Stats): void {
@@ -459,18 +459,51 @@ export function analyzeSlice(raw: string, kind: SliceKind, headingEnd: number): 
   return new Analysis(raw, 0, raw.length, kind, headingEnd);
 }
 
-/** The parse an analysis of the slice text `raw` starts from (none for frontmatter). */
-export function parseForAnalysis(raw: string, kind: SliceKind): ParsedSlice | null {
-  return kind === 'frontmatter' ? null : parseSlice(oneByte(raw), kind === 'section');
+/**
+ * What an analysis of a slice starts from when the caller made it in steps ({@link analysisSteps}): its parse, its
+ * rules and its slice-rule warnings, each what the analysis would compute from the text.
+ */
+export interface PreAnalysis {
+  parsed: ParsedSlice | null;
+  rules?: RuleRef[];
+  own?: VerdictWarning[];
+  /** The rules' duplicates within the slice, and their keys. */
+  dups?: VerdictWarning[];
+  dupKeys?: DupKeys;
+}
+
+/** How many text units (list items, sentences) {@link analysisSteps} reads for rules between two yields. */
+const UNITS_PER_STEP = 2048;
+
+/**
+ * The parse, rules and slice-rule warnings of the slice text `raw` (kind, heading end as {@link analyzeSliceAt}
+ * takes them) in steps: the parse's ({@link parseSliceSteps}), then the rules a few thousand text units a step,
+ * then a step per slice rule, then the duplicates among the rules. {@link analyzeSliceAt} given the result analyses as it would from the text alone.
+ */
+export function* analysisSteps(raw: string, kind: SliceKind, headingEnd: number): Generator<void, PreAnalysis, void> {
+  if (kind === 'frontmatter') return { parsed: null };
+  const text = oneByte(raw);
+  const parsed = yield* parseSliceSteps(text, kind === 'section');
+  yield;
+  const section = sectionName(kind, parsed.heading ? detach(parsed.heading.text) : null);
+  const rules: RuleRef[] = [];
+  for (let from = 0; from < parsed.units.length; from += UNITS_PER_STEP) {
+    sliceRules(parsed, section, from, Math.min(parsed.units.length, from + UNITS_PER_STEP), rules);
+    yield;
+  }
+  const own = yield* sliceRuleWarningSteps({ parsed, raw: text, headingEnd, section });
+  const dups = duplicateRuleWarnings(rules);
+  yield;
+  return { parsed, rules, own, dups, dupKeys: rules.length ? dupKeysOf(rules) : NO_KEYS };
 }
 
 /**
  * Analyses the slice `[at, at + length)` of the document text `src`: the analysis reads its text from there
  * (no copy) until {@link relocateAnalysis} points it at another version. `hash` is the text's {@link textHash}
- * when the caller has it, `parsed` its {@link parseForAnalysis}.
+ * when the caller has it, `pre` what {@link analysisSteps} made of it.
  */
-export function analyzeSliceAt(src: string, at: number, length: number, kind: SliceKind, headingEnd: number, hash?: number, parsed?: ParsedSlice | null): SliceAnalysis {
-  return new Analysis(src, at, length, kind, headingEnd, hash, parsed);
+export function analyzeSliceAt(src: string, at: number, length: number, kind: SliceKind, headingEnd: number, hash?: number, pre?: PreAnalysis): SliceAnalysis {
+  return new Analysis(src, at, length, kind, headingEnd, hash, pre);
 }
 
 /**

@@ -11,6 +11,7 @@
 import { indentOf, sentences } from './text';
 import { pushAll } from '../arrays';
 import { blockParser, type Token } from './parser';
+import { blockTokenSteps } from './blockSteps';
 import { LineIndex } from '../lineIndex';
 
 export type Block =
@@ -196,21 +197,19 @@ function sentenceUnits(ctx: Ctx, text: string, lineFrom: number, lineTo: number,
 class SliceParse implements Ctx {
   readonly lines: string[] = [];
   readonly raw: LineIndex;
-  readonly tokens: Token[];
+  /** markdown-it's tokens of the normalized lines (set by parseSliceSteps). */
+  tokens: Token[] = [];
   readonly out: ParsedSlice;
   /** The next line no block covers yet. */
   covered = 0;
+  /** Lines extracted since the last yield of {@link parseSliceSteps}, and how many it extracts a step (STEP_LINES). */
+  work = 0;
+  stepLines = STEP_LINES;
   private bodyBlocks = 0;
   private firstBodyBlockParagraph = false;
 
   constructor(rawText: string, readonly isSection: boolean) {
     this.raw = new LineIndex(rawText);
-    for (let l = 0, n = this.raw.spanCount; l < n; l++) {
-      let line = this.raw.lineText(l);
-      if (l === 0 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
-      this.lines.push(line.replace(/\0/g, '\uFFFD'));
-    }
-    this.tokens = blockParser().parse(this.lines.join('\n'), {});
     this.out = {
       heading: null,
       blocks: [],
@@ -229,6 +228,15 @@ class SliceParse implements Ctx {
     };
   }
 
+  /** Reads the normalized lines [from, to) (in order: the lines before `from` read already). */
+  readLines(from: number, to: number): void {
+    for (let l = from; l < to; l++) {
+      let line = this.raw.lineText(l);
+      if (l === 0 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+      this.lines.push(line.replace(/\0/g, '\uFFFD'));
+    }
+  }
+
   offset(line: number, col: number): number {
     return this.raw.lineStart(line) + col + (line === 0 && this.raw.text.charCodeAt(0) === 0xfeff ? 1 : 0);
   }
@@ -240,6 +248,17 @@ class SliceParse implements Ctx {
   /** Letters and digits of lines [from, to) as the source has them. */
   sourceAlnum(from: number, to: number): number {
     return countAlnum(this.text(from, to));
+  }
+
+  /** {@link sourceAlnum} a run of `stepLines` lines a step (a count over lines adds up: no letter spans a line end). */
+  *sourceAlnumSteps(from: number, to: number): Generator<void, number, void> {
+    let n = 0;
+    const step = this.stepLines;
+    for (let l = from; l < to; l += step) {
+      n += this.sourceAlnum(l, Math.min(to, l + step));
+      if (to - from > step) yield;
+    }
+    return n;
   }
 
   /** Lines [from, to) verbatim as one raw block, without leading and trailing blank lines. */
@@ -354,13 +373,17 @@ function allDefinitions(items: string[], defs: ([string, string] | null)[]): def
   );
 }
 
-function listBlock(s: SliceParse, at: At): Extracted {
+function* listBlock(s: SliceParse, at: At): Generator<void, Extracted, void> {
   const tokens = s.tokens;
   const t = tokens[at.i]!;
   const ordered = t.type === 'ordered_list_open';
   const items: string[] = [];
   const itemUnits: TextUnit[] = [];
+  const itemDefs: ([string, string] | null)[] = [];
   let markerDigits = 0;
+  let defLines = 0;
+  let simple = true;
+  let modelAlnum = 0;
   for (let j = at.i + 1; j < at.end; j++) {
     const it = tokens[j]!;
     if (it.type !== 'list_item_open' || it.level !== 1) continue;
@@ -375,6 +398,15 @@ function listBlock(s: SliceParse, at: At): Extracted {
     }
     const content = listItemContent(s, tokens.slice(j + 1, itEnd), first, iFrom, iTo, ordered);
     if (content === null) return UNMODELLED;
+    if ((s.work += iTo - iFrom) >= s.stepLines) {
+      s.work = 0;
+      yield;
+    }
+    const def = matchDefinition(content);
+    if (def) defLines++;
+    itemDefs.push(def);
+    if (content.includes('\n')) simple = false;
+    modelAlnum += countAlnum(content);
     items.push(content);
     itemUnits.push({
       text: content.replace(/\s+/g, ' ').trim(),
@@ -386,30 +418,36 @@ function listBlock(s: SliceParse, at: At): Extracted {
     });
     j = itEnd;
   }
-  const simple = items.every((x) => !x.includes('\n'));
-  const defs = !ordered && simple && items.length >= 2 ? items.map((x) => matchDefinition(x)) : [];
-  for (const x of items) if (matchDefinition(x)) s.out.definitionLines++;
+  const defs = !ordered && simple && items.length >= 2 ? itemDefs : [];
+  s.out.definitionLines += defLines;
   pushAll(s.out.units, itemUnits);
   const block: Block = allDefinitions(items, defs)
     ? { kind: 'd', defs }
     : ordered
       ? { kind: 'o', items, start: Number(t.attrGet('start') ?? 1) }
       : { kind: 'l', items };
-  return { block, modelAlnum: items.reduce((n, x) => n + countAlnum(x), 0), expectAlnum: s.sourceAlnum(at.from, at.to) - markerDigits };
+  return { block, modelAlnum, expectAlnum: (yield* s.sourceAlnumSteps(at.from, at.to)) - markerDigits };
 }
 
-function tableBlock(s: SliceParse, at: At): Extracted {
+function* tableBlock(s: SliceParse, at: At): Generator<void, Extracted, void> {
   const header: string[] = [];
   const rows: string[][] = [];
   let row: string[] | null = null;
+  let modelAlnum = 0;
   for (let j = at.i + 1; j < at.end; j++) {
     const x = s.tokens[j]!;
     if (x.type === 'tr_open') row = [];
-    else if (x.type === 'inline' && row) row.push(x.content);
-    else if (x.type === 'tr_close' && row) {
+    else if (x.type === 'inline' && row) {
+      row.push(x.content);
+      modelAlnum += countAlnum(x.content);
+    } else if (x.type === 'tr_close' && row) {
       if (header.length === 0) pushAll(header, row);
       else rows.push(row);
       row = null;
+      if (++s.work >= s.stepLines) {
+        s.work = 0;
+        yield;
+      }
     }
   }
   s.out.tables++;
@@ -417,8 +455,8 @@ function tableBlock(s: SliceParse, at: At): Extracted {
   s.out.tableLines += at.to - at.from;
   const unique = new Set(header).size === header.length && header.every((h) => !isIndexLike(h));
   if (!(unique && rows.length > 0)) return UNMODELLED;
-  const modelAlnum = header.reduce((n, x) => n + countAlnum(x), 0) + rows.reduce((n, r) => n + r.reduce((k, x) => k + countAlnum(x), 0), 0);
-  return { block: { kind: 't', header, rows }, modelAlnum, expectAlnum: s.sourceAlnum(at.from, at.to) };
+  // (modelAlnum: every cell's, the header's and the rows', counted as they were read)
+  return { block: { kind: 't', header, rows }, modelAlnum, expectAlnum: yield* s.sourceAlnumSteps(at.from, at.to) };
 }
 
 function codeBlock(s: SliceParse, at: At): Extracted {
@@ -429,13 +467,13 @@ function codeBlock(s: SliceParse, at: At): Extracted {
 }
 
 /** The block of one top-level token, by construct; null for the section's own heading. */
-function extractBlock(s: SliceParse, at: At): Extracted | null {
+function* extractBlock(s: SliceParse, at: At): Generator<void, Extracted | null, void> {
   switch (s.tokens[at.i]!.type) {
     case 'heading_open': return headingBlock(s, at);
     case 'paragraph_open': return paragraphBlock(s, at);
     case 'bullet_list_open':
-    case 'ordered_list_open': return listBlock(s, at);
-    case 'table_open': return tableBlock(s, at);
+    case 'ordered_list_open': return yield* listBlock(s, at);
+    case 'table_open': return yield* tableBlock(s, at);
     case 'fence':
     case 'code_block': return codeBlock(s, at);
     default: return UNMODELLED;
@@ -443,11 +481,42 @@ function extractBlock(s: SliceParse, at: At): Extracted | null {
 }
 
 /**
+ * How many source lines {@link parseSliceSteps} extracts between two yields (a line of a list item, a table row or
+ * a paragraph costs about alike), so a huge slice's extraction is many steps of a time-sliced plan.
+ */
+export const STEP_LINES = 1024;
+
+/**
  * Parses one slice (its raw text, CRLF/BOM allowed) into blocks.
  * `isSection` says whether the slice starts with a heading line that is the section's own.
  */
 export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
+  const steps = parseSliceSteps(raw, isSection);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * {@link parseSlice} in steps: a slice of `stepLines` lines or more is read, tokenized by markdown-it
+ * ({@link blockTokenSteps}) and extracted `stepLines` lines a step (inside a long list or table too), a smaller one
+ * in one. The parse it returns is parseSlice's whatever `stepLines` is.
+ */
+export function* parseSliceSteps(raw: string, isSection: boolean, stepLines = STEP_LINES): Generator<void, ParsedSlice, void> {
   const s = new SliceParse(raw, isSection);
+  s.stepLines = stepLines;
+  const lineCount = s.raw.spanCount;
+  for (let l = 0; l < lineCount; l += stepLines) {
+    s.readLines(l, Math.min(lineCount, l + stepLines));
+    if (lineCount >= stepLines) yield;
+  }
+  const src = s.lines.join('\n');
+  // A huge slice's markdown-it parse in steps (the same tokens), a smaller one in one call.
+  if (lineCount >= stepLines) {
+    s.tokens = yield* blockTokenSteps(blockParser(), src, {}, stepLines);
+    yield;
+  } else s.tokens = blockParser().parse(src, {});
   const { tokens, out } = s;
   for (const t of tokens) {
     if (t.type === 'heading_open') out.headingCount++;
@@ -463,12 +532,16 @@ export function parseSlice(raw: string, isSection: boolean): ParsedSlice {
     s.flushGap(map[0]);
     const at: At = { i, end: t.nesting === 1 ? closeIndex(tokens, i) : i, from: map[0], to: map[1] };
     s.covered = Math.max(s.covered, at.to);
-    const x = extractBlock(s, at);
+    const x = yield* extractBlock(s, at);
     if (x !== null) {
       const lost = x.block === null || (x.expectAlnum >= 0 && x.modelAlnum < x.expectAlnum);
       s.addBlock(lost ? { kind: 'm', raw: s.text(at.from, at.to) } : x.block!, at.from, at.to);
     }
     i = at.end;
+    if ((s.work += at.to - at.from) >= s.stepLines) {
+      s.work = 0;
+      yield;
+    }
   }
   return s.finish();
 }

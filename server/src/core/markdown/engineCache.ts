@@ -3,8 +3,7 @@
  * carried by position across edits) and in steps a caller can spread over the event loop.
  */
 import { clearTokenMergeCaches } from '../tokens';
-import { analyzeSliceAt, holdsDetail, parseForAnalysis, relocateAnalysis, releaseDetail, textHash, type SliceAnalysis } from './analysis';
-import type { ParsedSlice } from './blocks';
+import { analysisSteps, analyzeSliceAt, holdsDetail, relocateAnalysis, releaseDetail, textHash, type PreAnalysis, type SliceAnalysis } from './analysis';
 import { resliceAfterEdit, sliceDocument, type Slice, type SliceCarry } from './slices';
 import type { VerdictV1 } from './verdict';
 import { beyondLatin1, compactSlice, latin1Copy } from './text';
@@ -103,8 +102,8 @@ export class EngineCache {
   private compacted: string | null = null;
   private made = 0;
   private lookups = 0;
-  /** A large slice's parse made as a step of its own, for the lookup that follows it (see preParseSteps). */
-  private preParsed: { slice: Slice; hash: number; parsed: ParsedSlice | null } | null = null;
+  /** A large slice's parse, rules and rule warnings made in steps of their own, for the lookup that follows them (see preAnalyse). */
+  private preAnalysed: { slice: Slice; hash: number; pre: PreAnalysis } | null = null;
 
   /** @param _maxEntries ignored (the cache is sized by the document; kept for callers that still pass a bound). */
   constructor(_maxEntries?: number) {}
@@ -171,14 +170,14 @@ export class EngineCache {
     const headingEnd = s.headingEnd - s.charStart;
     const length = s.charEnd - s.charStart;
     const raw = text.slice(s.charStart, s.charEnd);
-    const pre = this.preParsed?.slice === s ? this.preParsed : null;
-    this.preParsed = null;
+    const pre = this.preAnalysed?.slice === s ? this.preAnalysed : null;
+    this.preAnalysed = null;
     const hash = pre ? pre.hash : textHash(raw);
     const ok = (a: SliceAnalysis) => a.kind === kind && a.headingEnd === headingEnd && a.length === length && a.raw === raw;
     let a = (next && memoFind(next, hash, ok)) ?? memoFind(this.fresh, hash, ok) ?? memoFind(this.genMap(), hash, ok);
     if (a) relocateAnalysis(a, text, s.charStart);
     else {
-      a = analyzeSliceAt(text, s.charStart, length, kind, headingEnd, hash, pre ? pre.parsed : undefined);
+      a = analyzeSliceAt(text, s.charStart, length, kind, headingEnd, hash, pre ? pre.pre : undefined);
       this.made++;
       memoAdd(this.fresh, a);
     }
@@ -190,22 +189,31 @@ export class EngineCache {
 
   /**
    * Before slice `i` is analysed: when it is a large slice that neither the slicing carried nor a memo holds, its
-   * parse as a step of its own (the analysis then starts from it), so one plan step never parses and analyses
-   * a huge section at once. Answers whether it parsed.
+   * parse, rules and rule warnings in steps of their own ({@link analysisSteps}; the analysis then starts from
+   * them), so no plan step parses or analyses a huge section whole. Yields `progress` after each step.
    */
-  private preParse(next: SliceMemo | null, sl: Slicing, i: number): boolean {
+  private *preAnalyse<P>(next: SliceMemo | null, sl: Slicing, i: number, progress: P): Generator<P, void, void> {
     const s = sl.slices[i]!;
     const length = s.charEnd - s.charStart;
-    if (length < LARGE_SLICE_CHARS) return false;
+    if (length < LARGE_SLICE_CHARS) return;
     const headingEnd = s.headingEnd - s.charStart;
     const a = sl.known[i];
-    if (a !== undefined && a.kind === s.kind && a.headingEnd === headingEnd && a.length === length) return false;
+    if (a !== undefined && a.kind === s.kind && a.headingEnd === headingEnd && a.length === length) return;
     const raw = sl.text.slice(s.charStart, s.charEnd);
     const hash = textHash(raw);
     const ok = (m: SliceAnalysis) => m.kind === s.kind && m.headingEnd === headingEnd && m.length === length && m.raw === raw;
-    if ((next && memoFind(next, hash, ok)) ?? memoFind(this.fresh, hash, ok) ?? memoFind(this.genMap(), hash, ok)) return false;
-    this.preParsed = { slice: s, hash, parsed: parseForAnalysis(raw, s.kind) };
-    return true;
+    if ((next && memoFind(next, hash, ok)) ?? memoFind(this.fresh, hash, ok) ?? memoFind(this.genMap(), hash, ok)) return;
+    yield progress;
+    const steps = analysisSteps(raw, s.kind, headingEnd);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) {
+        this.preAnalysed = { slice: s, hash, pre: r.value };
+        break;
+      }
+      yield progress;
+    }
+    yield progress;
   }
 
   /** The last completed plan's analyses by the hash of their text, built when first needed. */
@@ -259,7 +267,7 @@ export class EngineCache {
       const to = Math.min(slices.length, from + PLAN_RUN);
       for (let i = from; i < to; i++) {
         done++;
-        if (this.preParse(next, sl, i)) yield { done, total };
+        yield* this.preAnalyse(next, sl, i, { done, total });
         if (!this.analysisAt(next, sl, i) || ++carried % CARRIED_PER_YIELD === 0) yield { done, total };
       }
       for (let i = from; i < to; i++) {

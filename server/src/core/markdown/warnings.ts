@@ -306,9 +306,9 @@ export function dupKey(norm: string): { key: number; near: number } {
  * and any other of at least {@link VERBATIM_MIN_WORDS} distinct words. A unit ending in a colon introduces
  * what follows ("The command has the following arguments:") and is no rule of its own.
  */
-export function sliceRules(p: ParsedSlice, section: string): RuleRef[] {
-  const out: RuleRef[] = [];
-  for (const u of p.units) {
+export function sliceRules(p: ParsedSlice, section: string, from = 0, to = p.units.length, out: RuleRef[] = []): RuleRef[] {
+  for (let i = from; i < to; i++) {
+    const u = p.units[i]!;
     if (u.text.trimEnd().endsWith(':')) continue;
     const norm = normalizeRule(u.text);
     if (!norm) continue;
@@ -319,8 +319,22 @@ export function sliceRules(p: ParsedSlice, section: string): RuleRef[] {
 }
 
 export function vagueRuleWarnings(p: ParsedSlice, section: string): VerdictWarning[] {
+  const steps = vagueRuleWarningSteps(p, section);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** How many text units {@link vagueRuleWarningSteps} reads between two yields. */
+const VAGUE_UNITS_PER_STEP = 2048;
+
+/** {@link vagueRuleWarnings}, a yield every VAGUE_UNITS_PER_STEP units. */
+export function* vagueRuleWarningSteps(p: ParsedSlice, section: string): Generator<void, VerdictWarning[], void> {
   const out: VerdictWarning[] = [];
-  for (const u of p.units) {
+  for (let i = 0; i < p.units.length; i++) {
+    if (i > 0 && i % VAGUE_UNITS_PER_STEP === 0) yield;
+    const u = p.units[i]!;
     if (!isVagueRule(u.text)) continue;
     out.push({
       code: 'vague_rule',

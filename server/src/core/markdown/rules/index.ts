@@ -69,12 +69,23 @@ export const AGENT_ADVICE_CODES: readonly DiagnosticCode[] = MARKDOWN_RULES.flat
 
 /** A section's slice-rule warnings (slice-relative), in rule order. */
 export function sliceRuleWarnings(input: SliceRuleInput): VerdictWarning[] {
+  const steps = sliceRuleWarningSteps(input);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** {@link sliceRuleWarnings} with a yield after each rule and inside a rule's long walk (a huge section's rules are steps of a time-sliced plan). */
+export function* sliceRuleWarningSteps(input: SliceRuleInput): Generator<void, VerdictWarning[], void> {
   const out: VerdictWarning[] = [];
   for (const rule of SLICE_RULES) {
-    const w = rule.check(input);
-    if (!w) continue;
-    if (Array.isArray(w)) for (const x of w) out.push(x);
-    else out.push(w);
+    const w = rule.checkSteps ? yield* rule.checkSteps(input) : rule.check(input);
+    if (w) {
+      if (Array.isArray(w)) for (const x of w) out.push(x);
+      else out.push(w);
+    }
+    yield;
   }
   return out;
 }

@@ -103,27 +103,45 @@ export function codeSpans(s: string): { spans: string[]; outside: string } {
   return { spans, outside };
 }
 
-/** The strings of a block an agent would read in the fence (its cells, items, terms, text). */
-function blockStrings(b: Block): string[] {
+/** The strings of a block an agent would read in the fence (its cells, items, terms, text), in order. */
+function* blockStrings(b: Block): Generator<string, void, void> {
   switch (b.kind) {
     case 'p':
-      return [b.text];
+      yield b.text;
+      return;
     case 'l':
     case 'o':
-      return b.items;
+      yield* b.items;
+      return;
     case 't':
-      return [...b.header, ...b.rows.flat()];
+      yield* b.header;
+      for (const r of b.rows) yield* r;
+      return;
     case 'd':
-      return b.defs.flat();
+      for (const d of b.defs) yield* d;
+      return;
     case 'm':
-      return [b.raw];
+      yield b.raw;
+      return;
     case 'c':
-      return [];
+      return;
   }
 }
 
+/** How many strings of a block {@link markdownOnlyReasonSteps} reads between two yields. */
+const STRINGS_PER_STEP = 4096;
+
 /** Why a block keeps its section markdown, and the text to point at; null when it converts readably. */
 export function markdownOnlyReason(b: Block): { what: string; at: string } | null {
+  const steps = markdownOnlyReasonSteps(b);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** {@link markdownOnlyReason}, a yield every STRINGS_PER_STEP strings of the block. */
+function* markdownOnlyReasonSteps(b: Block): Generator<void, { what: string; at: string } | null, void> {
   if (b.kind === 'm') {
     // (a keep marker alone says keep_marker already)
     if (/^ {0,3}</.test(b.raw) && !KEEP_COMMENT.test(b.raw)) return { what: 'an HTML block', at: b.raw };
@@ -132,7 +150,9 @@ export function markdownOnlyReason(b: Block): { what: string; at: string } | nul
   }
   if (b.kind === 'p' && ADMONITION.test(b.text)) return { what: 'an admonition', at: b.text };
   if ((b.kind === 'l' || b.kind === 'o') && b.items.some((x) => ADMONITION.test(x))) return { what: 'an admonition', at: b.items.find((x) => ADMONITION.test(x))! };
+  let n = 0;
   for (const s of blockStrings(b)) {
+    if (++n % STRINGS_PER_STEP === 0) yield;
     if (!s.includes('[') && !s.includes('`')) continue;
     const { spans, outside } = codeSpans(s);
     const link = referenceLinkIn(outside);
@@ -146,9 +166,18 @@ export function markdownOnlyReason(b: Block): { what: string; at: string } | nul
 }
 
 /** The `markdown_only` warning of a section, at the first block that keeps it markdown (slice-relative range). */
-export function markdownOnlyWarning({ parsed, raw, headingEnd, section }: SliceRuleInput): VerdictWarning | undefined {
+export function markdownOnlyWarning(input: SliceRuleInput): VerdictWarning | undefined {
+  const steps = markdownOnlyWarningSteps(input);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** {@link markdownOnlyWarning} in steps (a yield inside a block with many strings). */
+function* markdownOnlyWarningSteps({ parsed, raw, headingEnd, section }: SliceRuleInput): Generator<void, VerdictWarning | undefined, void> {
   for (const b of parsed.blocks) {
-    const why = markdownOnlyReason(b);
+    const why = yield* markdownOnlyReasonSteps(b);
     if (!why) continue;
     const w: VerdictWarning = {
       code: MARKDOWN_ONLY_CODE,
@@ -177,4 +206,5 @@ export const markdownOnly: SliceRule = {
   description:
     'the section holds markdown a TOON fence would not keep readable as written: an admonition (`!!!`/`???`), a reference-style link or definition, an HTML block, a footnote, or a code span TOON would have to escape (ToonLens\'s own code; the registry is open)',
   check: (input) => markdownOnlyWarning(input),
+  checkSteps: (input) => markdownOnlyWarningSteps(input),
 };

@@ -73,6 +73,8 @@ interface RuleBase {
 export interface SliceRule extends RuleBase {
   scope: 'slice';
   check(input: SliceRuleInput): VerdictWarning | VerdictWarning[] | null | undefined;
+  /** `check` in steps (yielding every few thousand units, items or cells), for a rule whose walk grows with the section. */
+  checkSteps?(input: SliceRuleInput): Generator<void, VerdictWarning | VerdictWarning[] | null | undefined, void>;
 }
 
 export interface DocumentRule extends RuleBase {
