@@ -65,8 +65,6 @@ import { markdownHoverFeature } from './features/markdown/hover';
 import { markdownConvertFeature } from './features/markdown/convert';
 import { markdownDiagnosticsFeature } from './features/markdown/diagnostics';
 import { markdownSuppressFeature } from './features/markdown/suppress';
-import { configureMarkdownLanguages } from './features/markdown/plans';
-import { configureOriginals } from './features/markdown/fences';
 import { schemaDriftFeature } from './features/json/schemaDrift';
 import { reportEditsFeature } from './features/json/reportEdits';
 import { recipeCompletionFeature } from './features/json/recipeCompletion';
@@ -201,11 +199,10 @@ function openBufferText(absPath: string): string | undefined {
 
 connection.onInitialize((params: InitializeParams): InitializeResult => {
   clientCapabilities = params.capabilities;
-  const init = (params.initializationOptions ?? {}) as ToonLensInitializationOptions;
+  const raw: unknown = params.initializationOptions;
+  const init = (raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as ToonLensInitializationOptions;
   trusted = init.trusted !== false;
-  configureMarkdownLanguages(init);
   folders = new WorkspaceFolders(params);
-  configureOriginals(init.storagePath, log.warn, (uri) => folders.rootOf(uri));
   settings = new SettingsStore(connection, !!params.capabilities.workspace?.configuration, init.settings, log.warn);
 
   const ctx: FeatureContext = {
@@ -213,6 +210,7 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
     settings,
     log,
     clientCapabilities,
+    initializationOptions: init,
     isTrusted: () => trusted,
     fsPathOf,
     workspaceRoots: () => folders.all(),

@@ -12,6 +12,7 @@ import { createNodeWorkspace } from '../../server/src/node/workspace';
 import { isInside } from '../../server/src/core/agentJson/report/paths';
 import type { TestCounterName, TestCounterReader } from '../../server/src/testing/hooks';
 import { errorMessage } from '../../server/src/core/errors';
+import type { ToonLensInitializationOptions } from '../../server/src/protocol/commands';
 
 export const NO_CANCEL = CancellationToken.None;
 
@@ -24,6 +25,8 @@ export interface ContextOptions {
   clientCapabilities?: ClientCapabilities;
   /** What a confirmation answers. */
   confirm?: boolean;
+  /** What the client sends in `initialize` (`initializationOptions`). */
+  initializationOptions?: ToonLensInitializationOptions;
 }
 
 type Handler = (event: unknown) => void;
@@ -67,6 +70,7 @@ export class ContextDouble {
       settings,
       log: { info: log('info'), warn: log('warn'), error: log('error') },
       clientCapabilities: options.clientCapabilities ?? {},
+      initializationOptions: options.initializationOptions ?? {},
       isTrusted: () => options.trusted !== false,
       fsPathOf,
       workspaceRoots: () => roots,

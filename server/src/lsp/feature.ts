@@ -30,7 +30,7 @@ import type {
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { WorkspaceReader } from '../core/types';
 import type { SettingsStore, ToonLensSettings } from './settings';
-import type { ConfirmParams, StatusParams } from '../protocol/commands';
+import type { ConfirmParams, StatusParams, ToonLensInitializationOptions } from '../protocol/commands';
 import type { TestCounterName, TestCounterReader } from '../testing/hooks';
 
 export type Awaitable<T> = T | Promise<T>;
@@ -92,6 +92,11 @@ export interface FeatureContext {
   readonly settings: SettingsStore;
   readonly log: Logger;
   readonly clientCapabilities: ClientCapabilities;
+  /**
+   * What the client sent in `initialize` (`initializationOptions`; `{}` when it sent none), as given: a feature
+   * checks the fields it reads (the markdown language ids, the originals' storage folder).
+   */
+  readonly initializationOptions: ToonLensInitializationOptions;
   /** Whether the workspace is trusted (an untrusted workspace gets diagnostics and hovers, never edits to other files). */
   isTrusted(): boolean;
   /** Absolute file-system path of a `file:` URI; undefined for other schemes. */

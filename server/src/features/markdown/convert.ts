@@ -25,7 +25,7 @@ import { blocksConvertDespiteSplit, blocksLabel } from '../../core/markdown/bloc
 import type { FeatureContext, FeatureModule } from '../../lsp/feature';
 import { COMMANDS, REMEMBER_ORIGINALS_COMMAND } from '../../protocol/commands';
 import { charsChange, fmtSavingsPct, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset, sectionStartingAt } from './plans';
-import { convertedFenceOf, fenceAtOffset, flushOriginals, originals, toonFencesOf, type FenceAt } from './fences';
+import { convertedFenceOf, fenceAtOffset, markdownFences, type FenceAt, type MarkdownFences } from './fences';
 import { contentModified, isCancellation, requestCancelled, runSliced } from '../../lsp/timeSlice';
 import { compactTables } from '../../core/markdown/compactTable';
 import { tokenizer } from '../../core/tokens';
@@ -140,8 +140,8 @@ export function convertAllWorkspaceEdit(doc: TextDocument, sections: readonly Co
 }
 
 /** The fence whose extent contains `offset` (`plan`: the document's plan of this version). */
-export function fenceAt(doc: TextDocument, offset: number, plan: PlanResult): FenceAt | undefined {
-  return fenceAtOffset(toonFencesOf(doc, plan), offset);
+export function fenceAt(fences: MarkdownFences, doc: TextDocument, offset: number, plan: PlanResult): FenceAt | undefined {
+  return fenceAtOffset(fences.toonFencesOf(doc, plan), offset);
 }
 
 /** What Convert remembers for exact Revert: one record per converted section. */
@@ -154,8 +154,8 @@ function originalsFor(sections: readonly Converting[]): RememberOriginalsArg {
 }
 
 /** Records the originals of a conversion this server made in the document `uri` (its workspace folder's store). */
-function remember(uri: string, arg: RememberOriginalsArg): void {
-  const store = originals(uri);
+function remember(fences: MarkdownFences, uri: string, arg: RememberOriginalsArg): void {
+  const store = fences.originals(uri);
   for (const { key, record } of arg.records) store.put(key, record);
 }
 
@@ -233,8 +233,8 @@ export function convertAnywayQuestion(s: SectionResult): { message: string; deta
 const RESTRICTED = 'restricted mode: ToonLens does not edit files in an untrusted workspace (trust the workspace to convert or revert)';
 
 /** The fence a converted section consists of, when `offset` is in that section (on its heading, say). */
-function convertedFenceAtHeading(doc: TextDocument, offset: number, plan: PlanResult): FenceAt | undefined {
-  const fences = toonFencesOf(doc, plan);
+function convertedFenceAtHeading(memo: MarkdownFences, doc: TextDocument, offset: number, plan: PlanResult): FenceAt | undefined {
+  const fences = memo.toonFencesOf(doc, plan);
   if (!fences.length) return undefined;
   const s = sectionAtOffset(plan, offset);
   return s ? convertedFenceOf(doc.getText(), s, fences) : undefined;
@@ -248,6 +248,7 @@ function sectionFromArg(doc: TextDocument, plan: PlanResult, a: SectionArg): Sec
 
 export function markdownConvertCommands(ctx: FeatureContext, pending: PendingConverts) {
   const plans = markdownPlans(ctx);
+  const fences = markdownFences(ctx);
 
   async function apply(edit: WorkspaceEdit, label: string): Promise<CommandOutcome> {
     const r = await ctx.applyEdit(label, edit);
@@ -258,7 +259,7 @@ export function markdownConvertCommands(ctx: FeatureContext, pending: PendingCon
     if (!a) return 'no document given';
     if (!ctx.isTrusted()) return RESTRICTED;
     const doc = ctx.documents.get(a.uri);
-    if (!doc || !isMarkdownDocument(doc)) return 'the markdown document is not open';
+    if (!doc || !isMarkdownDocument(ctx, doc)) return 'the markdown document is not open';
     if (typeof a.version === 'number' && a.version !== doc.version) return 'the document changed since the lens was computed; try again';
     return doc;
   }
@@ -281,7 +282,7 @@ export function markdownConvertCommands(ctx: FeatureContext, pending: PendingCon
       const { doc } = m;
       const s = sectionFromArg(doc, m.plan, a!);
       if (!s) return { applied: false, message: 'no measured section here' };
-      if (convertedFenceOf(doc.getText(), s, toonFencesOf(doc, m.plan))) return { applied: false, message: `“${headingText(s)}” is TOON already (a \`\`\`toon fence): Revert to Markdown goes back` };
+      if (convertedFenceOf(doc.getText(), s, fences.toonFencesOf(doc, m.plan))) return { applied: false, message: `“${headingText(s)}” is TOON already (a \`\`\`toon fence): Revert to Markdown goes back` };
       if (keptByMarker(s)) return { applied: false, message: `“${headingText(s)}” says <!-- toonlens: keep -->: it stays markdown` };
       const c = convertible(s) ? converting(doc.getText(), s) : null;
       if (!c) return { applied: false, message: `“${headingText(s)}” has no TOON candidate that decodes` };
@@ -292,7 +293,7 @@ export function markdownConvertCommands(ctx: FeatureContext, pending: PendingCon
       const memo = originalsFor([c]);
       const label = s.blockSummary ? `Convert ${conversionWhat(s)} of “${headingText(s)}” to TOON` : `Convert “${headingText(s)}” to TOON`;
       const outcome = await apply(convertingWorkspaceEdit(doc, c), label);
-      if (outcome.applied) remember(doc.uri, memo);
+      if (outcome.applied) remember(fences, doc.uri, memo);
       return outcome;
     },
     async [COMMANDS.revertSection](args: unknown[]): Promise<CommandOutcome> {
@@ -302,11 +303,11 @@ export function markdownConvertCommands(ctx: FeatureContext, pending: PendingCon
       const text = doc.getText();
       const offset = typeof a!.sectionStart === 'number' ? a!.sectionStart : a!.position ? doc.offsetAt(a!.position) : -1;
       const plan = plans.planFor(doc);
-      const at = fenceAt(doc, offset, plan) ?? convertedFenceAtHeading(doc, offset, plan);
+      const at = fenceAt(fences, doc, offset, plan) ?? convertedFenceAtHeading(fences, doc, offset, plan);
       if (!at) return { applied: false, message: 'the cursor is not in a ```toon fence' };
       let e;
       try {
-        e = revertEdit(text, at, originals(doc.uri));
+        e = revertEdit(text, at, fences.originals(doc.uri));
       } catch (err) {
         return { applied: false, message: errorMessage(err) };
       }
@@ -341,7 +342,7 @@ export function markdownConvertCommands(ctx: FeatureContext, pending: PendingCon
       if (!edit) return { applied: false, message: 'no section converts' };
       const memo = originalsFor(converting);
       const outcome = await apply(edit, `Convert ${plan.sections.filter((s) => s.action === 'convert').length} sections to TOON`);
-      if (outcome.applied) remember(doc.uri, memo);
+      if (outcome.applied) remember(fences, doc.uri, memo);
       return outcome;
     },
     [REMEMBER_ORIGINALS_COMMAND](args: unknown[]): { remembered: number; message?: string } {
@@ -354,7 +355,7 @@ export function markdownConvertCommands(ctx: FeatureContext, pending: PendingCon
       const doc = ctx.documents.get(p.uri);
       if (!doc || !doc.getText().includes(p.converted)) return { remembered: 0, message: 'the conversion is not in the document' };
       pending.done(nonce as string);
-      remember(p.uri, p.memo);
+      remember(fences, p.uri, p.memo);
       return { remembered: p.memo.records.length };
     },
   };
@@ -366,13 +367,14 @@ export const markdownConvertFeature: FeatureModule = {
   capabilities: () => ({ codeActionProvider: { codeActionKinds: [CodeActionKind.RefactorRewrite] } }),
   create(ctx) {
     const plans = markdownPlans(ctx);
+    const fences = markdownFences(ctx);
     const pending = new PendingConverts();
     return {
       commands: markdownConvertCommands(ctx, pending),
       // Shutting down: the originals Convert put are on disk before the process exits.
-      dispose: flushOriginals,
+      dispose: () => fences.flush(),
       async codeActions(doc, params, token) {
-        if (!isMarkdownDocument(doc)) return undefined;
+        if (!isMarkdownDocument(ctx, doc)) return undefined;
         const only = params.context.only;
         if (only && !only.some((k) => CodeActionKind.RefactorRewrite.startsWith(k) || k.startsWith(CodeActionKind.Refactor))) return undefined;
         const settings = await ctx.settings.forDocument(doc.uri);
@@ -387,11 +389,11 @@ export const markdownConvertFeature: FeatureModule = {
           const disabled = (title: string): CodeAction[] =>
             ctx.clientCapabilities.textDocument?.codeAction?.disabledSupport ? [{ title, kind: CodeActionKind.RefactorRewrite, disabled: { reason: RESTRICTED } }] : [];
           const plan = plans.planFor(current, settings);
-          const at = fenceAt(current, offset, plan) ?? convertedFenceAtHeading(current, offset, plan);
+          const at = fenceAt(fences, current, offset, plan) ?? convertedFenceAtHeading(fences, current, offset, plan);
           if (at) {
             if (!trusted) return disabled('Revert to Markdown');
             try {
-              const e = revertEdit(text, at, originals(current.uri));
+              const e = revertEdit(text, at, fences.originals(current.uri));
               actions.push({
                 title: e.kind === 'canonical' ? 'Revert to Markdown (canonical rendering: original not known)' : 'Revert to Markdown',
                 kind: CodeActionKind.RefactorRewrite,

@@ -22,7 +22,7 @@ import { ruleCode } from '../../core/codes';
 import type { FeatureModule } from '../../lsp/feature';
 import { toLspDiagnostic } from '../../lsp/diagnostics';
 import { charsChange, fmtInt, isMarkdownDocument, isToonDocument, markdownPlans, overSizeLimit, planState, planTokenSavings, savesOrCosts } from './plans';
-import { toonFencesOf } from './fences';
+import { markdownFences } from './fences';
 import type { StatusParams } from '../../protocol/commands';
 import { contentModified, nextTurn, runSliced } from '../../lsp/timeSlice';
 import { jsonAnalyzer } from '../json/documents';
@@ -71,6 +71,7 @@ export const markdownDiagnosticsFeature: FeatureModule = {
   name: 'markdown-diagnostics',
   create(ctx) {
     const plans = markdownPlans(ctx);
+    const fenceStore = markdownFences(ctx);
     const worker = jsonAnalyzer(ctx).worker;
     /** A `.toon` file's diagnostics: on the worker for a large one (a newer version supersedes the job), else here. */
     async function toonFileDiagnosticsOf(doc: TextDocument): Promise<CoreDiagnostic[]> {
@@ -86,14 +87,14 @@ export const markdownDiagnosticsFeature: FeatureModule = {
     }
     return {
       diagnostics: {
-        appliesTo: (doc: TextDocument) => isMarkdownDocument(doc) || isToonDocument(doc),
+        appliesTo: (doc: TextDocument) => isMarkdownDocument(ctx, doc) || isToonDocument(doc),
         async provide(doc, settings): Promise<Diagnostic[]> {
           if (overSizeLimit(doc, settings)) {
-            if (isMarkdownDocument(doc)) ctx.setStatus({ uri: doc.uri, text: '' });
+            if (isMarkdownDocument(ctx, doc)) ctx.setStatus({ uri: doc.uri, text: '' });
             return [toLspDiagnostic(doc, { ...ruleCode('limits/too-large'), message: `File is larger than toonlens.maxFileSizeMB (${settings.maxFileSizeMB} MB): not analysed.`, range: { start: 0, end: 0 } })];
           }
           const text = doc.getText();
-          if (isToonDocument(doc) && !isMarkdownDocument(doc)) return (await toonFileDiagnosticsOf(doc)).map((d) => toLspDiagnostic(doc, d));
+          if (isToonDocument(doc) && !isMarkdownDocument(ctx, doc)) return (await toonFileDiagnosticsOf(doc)).map((d) => toLspDiagnostic(doc, d));
           ctx.setStatus({ uri: doc.uri, text: ANALYSING_TEXT, tooltip: 'ToonLens is measuring the sections of this document.' });
           let plan: PlanResult;
           try {
@@ -116,7 +117,7 @@ export const markdownDiagnosticsFeature: FeatureModule = {
           await nextTurn();
           const early = superseded();
           if (early) throw early;
-          ctx.setStatus(planStatus(doc.uri, plan, toonFencesOf(doc, plan).length));
+          ctx.setStatus(planStatus(doc.uri, plan, fenceStore.toonFencesOf(doc, plan).length));
           // The fences of the plan's slices, checked once per slice text and time-sliced (never a whole-text parse).
           const fences = await plans.fenceDiagnostics(doc, plan);
           const late = superseded();

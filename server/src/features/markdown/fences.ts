@@ -13,42 +13,10 @@ import { runSteps, type PlanResult, type SectionResult } from '../../core/markdo
 import type { SliceAnalysis } from '../../core/markdown/analysis';
 import { createOriginalsStore, type OriginalsStores } from '../../node/originals';
 import { serverWork } from '../../lsp/idle';
+import { onePerServer } from '../../lsp/feature';
 
 export type { FenceAt };
 export { fenceAtOffset, convertedFenceOf };
-
-// Keyed by the plan the fences were read from, with the document's URI, version and length: a caller holding the
-// plan of an older version (an answer computed while the document changed) must neither get nor leave fences that
-// another version's caller then takes for its own (a Revert at stale offsets). The text's length, not the text:
-// the memo must not keep a version alive (an idle document holds its text compactly).
-const memo = new Map<string, { plan: PlanResult; version: number; length: number; fences: FenceAt[] }>();
-const MEMO_MAX = 64;
-
-/**
- * The ```toon fences of a document's current version (memoized), from the plan of that version: each slice's
- * fences are memoized with its analysis, so a version costs a parse of the edited slices only (none when they
- * do not say "toon"), never of the whole text.
- */
-export function toonFencesOf(doc: TextDocument, plan: PlanResult): FenceAt[] {
-  return runSteps(toonFencesOfSteps(doc, plan));
-}
-
-/** {@link toonFencesOf} as steps: a yield after each slice parsed for its fences (the first time only). */
-function* toonFencesOfSteps(doc: TextDocument, plan: PlanResult): Generator<void, FenceAt[], void> {
-  const length = doc.getText().length;
-  const m = memo.get(doc.uri);
-  if (m && m.plan === plan && m.version === doc.version && m.length === length) return m.fences;
-  const fences = yield* toonFencesOfPlanSteps(plan);
-  memo.delete(doc.uri);
-  memo.set(doc.uri, { plan, version: doc.version, length, fences });
-  if (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value!);
-  return fences;
-}
-
-/** The document closed: its fences go. */
-export function forgetFences(uri: string): void {
-  memo.delete(uri);
-}
 
 /** What a fence saves against the markdown it stands for (the known original, else its canonical rendering). */
 export interface FenceSavings {
@@ -96,46 +64,6 @@ export interface FenceFigures extends Omit<FenceSavings, 'revert'> {
   kind: RevertEdit['kind'];
 }
 
-/**
- * A fence's figures, remembered with the analysis of the slice holding it: they depend only on the slice's text
- * (the fence and the heading line before it), the original the store knows for the fence (compared by its text)
- * and the tokenizer, so after an edit elsewhere no fence is decoded, rendered or counted again (a lens request after
- * an edit costs what the edit changed, not what the document holds).
- */
-const figuresMemo = new WeakMap<SliceAnalysis, { rel: number; tok: TokenizerName; key: string; blockKey: string; known: OriginalRecord | undefined; figures: FenceFigures | undefined }[]>();
-
-const sameRecord = (a: OriginalRecord | undefined, b: OriginalRecord | undefined): boolean => a === b || (a !== undefined && b !== undefined && a.heading === b.heading && a.original === b.original);
-
-/**
- * The figures of the fence `at` in the document `uri` (whose workspace's originals count), whose slice is `owner`'s
- * (undefined: measured, not remembered); undefined when it does not decode.
- */
-export function fenceFigures(uri: string, text: string, at: FenceAt, owner: SectionResult | undefined, tok: TokenizerName = DEFAULT_TOKENIZER): FenceFigures | undefined {
-  const store = originals(uri);
-  const holds = owner !== undefined && owner.slice.charStart <= at.start && at.end <= owner.slice.charEnd;
-  const rel = holds ? at.start - owner.slice.charStart : -1;
-  const memo = holds ? figuresMemo.get(owner.analysis) : undefined;
-  const prior = memo?.find((e) => e.rel === rel && e.tok === tok);
-  // The same slice text and place: the same fence content, so its key (a sha256) is the remembered one.
-  const key = prior?.key ?? fenceKey(at.fence.content);
-  // (a block fence's original is under its own key; a section's wins, as in revertEdit)
-  const blockKey = prior?.blockKey ?? blockFenceKey(at.fence.content);
-  const known = store.get(key) ?? store.get(blockKey);
-  if (prior && sameRecord(prior.known, known)) return prior.figures;
-  // A converted section (its body is this fence, blank lines aside) is measured whole, as its verdict was.
-  const section = holds && isSectionBody(text, at, owner) ? { start: owner.slice.charStart, end: owner.slice.charEnd } : undefined;
-  const m = fenceSavings(text, at, store, tok, section);
-  const figures = m && { chars: m.chars, tokens: m.tokens, exactOriginal: m.exactOriginal, kind: m.revert.kind };
-  if (holds) {
-    const list = memo ?? [];
-    if (prior) list.splice(list.indexOf(prior), 1);
-    if (list.length >= 8) list.shift();
-    list.push({ rel, tok, key, blockKey, known, figures });
-    if (!memo) figuresMemo.set(owner.analysis, list);
-  }
-  return figures;
-}
-
 const blank = (text: string, from: number, to: number): boolean => {
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
@@ -158,50 +86,140 @@ export function* fencesWithOwners(plan: PlanResult, fences: readonly FenceAt[]):
   }
 }
 
+const sameRecord = (a: OriginalRecord | undefined, b: OriginalRecord | undefined): boolean => a === b || (a !== undefined && b !== undefined && a.heading === b.heading && a.original === b.original);
+
+/** Where a server's originals are kept, how a write failure is reported, and which workspace folder holds a document. */
+export interface FencesOptions {
+  /**
+   * The extension's global storage folder (one originals file per workspace folder in it); absent: originals last
+   * for the session.
+   */
+  storagePath?: string;
+  warn?: (m: string) => void;
+  /** The workspace folder holding a document: its originals are that folder's only. */
+  rootOf?: (uri: string) => string | undefined;
+}
+
+/** The most documents whose fences are memoized at once (the open ones, in practice). */
+const MEMO_MAX = 64;
+
 /**
- * The document's fences and every fence's figures, a slice parse or a fence a step, so that a runSliced caller
- * spreads them over turns: after a Convert all of thousands of sections each fence is found, decoded, rendered and
- * counted once while the server answers other requests, and the lenses then read the memos at once.
+ * The fences of one server's open markdown documents: where they are (memoized per document version), what each
+ * saves (remembered with its slice's analysis), and each workspace folder's originals for exact Revert. One per
+ * server ({@link markdownFences}); a test or the bench makes its own.
  */
-export function* fenceFigureSteps(doc: TextDocument, plan: PlanResult): Generator<void, void, void> {
-  const fences = yield* toonFencesOfSteps(doc, plan);
-  const text = doc.getText();
-  for (const [f, owner] of fencesWithOwners(plan, fences)) {
-    fenceFigures(doc.uri, text, f, owner, plan.tokenizer);
-    yield;
+export class MarkdownFences {
+  // Keyed by the plan the fences were read from, with the document's URI, version and length: a caller holding the
+  // plan of an older version (an answer computed while the document changed) must neither get nor leave fences that
+  // another version's caller then takes for its own (a Revert at stale offsets). The text's length, not the text:
+  // the memo must not keep a version alive (an idle document holds its text compactly).
+  private readonly memo = new Map<string, { plan: PlanResult; version: number; length: number; fences: FenceAt[] }>();
+  /**
+   * A fence's figures, remembered with the analysis of the slice holding it: they depend only on the slice's text
+   * (the fence and the heading line before it), the original the store knows for the fence (compared by its text)
+   * and the tokenizer, so after an edit elsewhere no fence is decoded, rendered or counted again (a lens request
+   * after an edit costs what the edit changed, not what the document holds).
+   */
+  private readonly figuresMemo = new WeakMap<SliceAnalysis, { rel: number; tok: TokenizerName; key: string; blockKey: string; known: OriginalRecord | undefined; figures: FenceFigures | undefined }[]>();
+  private stores: OriginalsStores | undefined;
+  private readonly storagePath: string | undefined;
+  private readonly warn: (m: string) => void;
+  private readonly rootOf: (uri: string) => string | undefined;
+
+  constructor(options: FencesOptions = {}) {
+    this.storagePath = typeof options.storagePath === 'string' && options.storagePath !== '' ? options.storagePath : undefined;
+    this.warn = options.warn ?? (() => undefined);
+    this.rootOf = options.rootOf ?? (() => undefined);
+  }
+
+  /**
+   * The ```toon fences of a document's current version (memoized), from the plan of that version: each slice's
+   * fences are memoized with its analysis, so a version costs a parse of the edited slices only (none when they
+   * do not say "toon"), never of the whole text.
+   */
+  toonFencesOf(doc: TextDocument, plan: PlanResult): FenceAt[] {
+    return runSteps(this.toonFencesOfSteps(doc, plan));
+  }
+
+  /** {@link toonFencesOf} as steps: a yield after each slice parsed for its fences (the first time only). */
+  private *toonFencesOfSteps(doc: TextDocument, plan: PlanResult): Generator<void, FenceAt[], void> {
+    const length = doc.getText().length;
+    const m = this.memo.get(doc.uri);
+    if (m && m.plan === plan && m.version === doc.version && m.length === length) return m.fences;
+    const fences = yield* toonFencesOfPlanSteps(plan);
+    this.memo.delete(doc.uri);
+    this.memo.set(doc.uri, { plan, version: doc.version, length, fences });
+    if (this.memo.size > MEMO_MAX) this.memo.delete(this.memo.keys().next().value!);
+    return fences;
+  }
+
+  /** The document closed: its fences go. */
+  forget(uri: string): void {
+    this.memo.delete(uri);
+  }
+
+  /**
+   * The figures of the fence `at` in the document `uri` (whose workspace's originals count), whose slice is `owner`'s
+   * (undefined: measured, not remembered); undefined when it does not decode.
+   */
+  fenceFigures(uri: string, text: string, at: FenceAt, owner: SectionResult | undefined, tok: TokenizerName = DEFAULT_TOKENIZER): FenceFigures | undefined {
+    const store = this.originals(uri);
+    const holds = owner !== undefined && owner.slice.charStart <= at.start && at.end <= owner.slice.charEnd;
+    const rel = holds ? at.start - owner.slice.charStart : -1;
+    const memo = holds ? this.figuresMemo.get(owner.analysis) : undefined;
+    const prior = memo?.find((e) => e.rel === rel && e.tok === tok);
+    // The same slice text and place: the same fence content, so its key (a sha256) is the remembered one.
+    const key = prior?.key ?? fenceKey(at.fence.content);
+    // (a block fence's original is under its own key; a section's wins, as in revertEdit)
+    const blockKey = prior?.blockKey ?? blockFenceKey(at.fence.content);
+    const known = store.get(key) ?? store.get(blockKey);
+    if (prior && sameRecord(prior.known, known)) return prior.figures;
+    // A converted section (its body is this fence, blank lines aside) is measured whole, as its verdict was.
+    const section = holds && isSectionBody(text, at, owner) ? { start: owner.slice.charStart, end: owner.slice.charEnd } : undefined;
+    const m = fenceSavings(text, at, store, tok, section);
+    const figures = m && { chars: m.chars, tokens: m.tokens, exactOriginal: m.exactOriginal, kind: m.revert.kind };
+    if (holds) {
+      const list = memo ?? [];
+      if (prior) list.splice(list.indexOf(prior), 1);
+      if (list.length >= 8) list.shift();
+      list.push({ rel, tok, key, blockKey, known, figures });
+      if (!memo) this.figuresMemo.set(owner.analysis, list);
+    }
+    return figures;
+  }
+
+  /**
+   * The document's fences and every fence's figures, a slice parse or a fence a step, so that a runSliced caller
+   * spreads them over turns: after a Convert all of thousands of sections each fence is found, decoded, rendered and
+   * counted once while the server answers other requests, and the lenses then read the memos at once.
+   */
+  *fenceFigureSteps(doc: TextDocument, plan: PlanResult): Generator<void, void, void> {
+    const fences = yield* this.toonFencesOfSteps(doc, plan);
+    const text = doc.getText();
+    for (const [f, owner] of fencesWithOwners(plan, fences)) {
+      this.fenceFigures(doc.uri, text, f, owner, plan.tokenizer);
+      yield;
+    }
+  }
+
+  /** The originals store of the workspace folder holding the document `uri`. */
+  originals(uri: string): OriginalsStore {
+    if (!this.stores) this.stores = createOriginalsStore(this.storagePath, { warn: this.warn, track: (p) => void serverWork.track(p) });
+    return this.stores.of(this.rootOf(uri));
+  }
+
+  /** Writes the originals still waiting for their files, now (the server shutting down). */
+  flush(): void {
+    this.stores?.flush();
   }
 }
 
-let stores: OriginalsStores | undefined;
-let storagePath: string | undefined;
-let warn: (m: string) => void = () => undefined;
-let rootOf: (uri: string) => string | undefined = () => undefined;
-
 /**
- * Where originals are kept beyond the session (the extension's global storage folder: one file per workspace folder
- * in it), how to report a write failure, and which workspace folder holds a document (its originals are that
- * folder's only).
+ * The one fences memo and originals store of a server, shared by the markdown features: originals kept in the
+ * client's storage folder (`initializationOptions.storagePath`) per workspace folder.
  */
-export function configureOriginals(path: string | undefined, log?: (m: string) => void, workspaceRootOf?: (uri: string) => string | undefined): void {
-  storagePath = typeof path === 'string' && path !== '' ? path : undefined;
-  if (log) warn = log;
-  if (workspaceRootOf) rootOf = workspaceRootOf;
-  stores = undefined;
-}
-
-function allStores(): OriginalsStores {
-  if (!stores) stores = createOriginalsStore(storagePath, { warn, track: (p) => void serverWork.track(p) });
-  return stores;
-}
-
-/** The originals store of the workspace folder holding the document `uri`. */
-export function originals(uri: string): OriginalsStore {
-  return allStores().of(rootOf(uri));
-}
-
-/** Writes the originals still waiting for their files, now (the server shutting down). */
-export function flushOriginals(): void {
-  stores?.flush();
-}
+export const markdownFences = onePerServer(
+  (ctx) => new MarkdownFences({ storagePath: ctx.initializationOptions.storagePath, warn: (m) => ctx.log.warn(m), rootOf: (uri) => ctx.workspaceRootOf(uri) }),
+);
 
 export { fenceKey };

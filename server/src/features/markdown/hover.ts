@@ -11,7 +11,7 @@ import type { FeatureModule } from '../../lsp/feature';
 import type { TokenizerName } from '../../core/tokens';
 import { charsChange, fmtInt, fmtTokenSavings, headingText, isMarkdownDocument, isMeasured, markdownPlans, overSizeLimit, planLensTitle, planTokenSavings, savesOrCosts, sectionAtOffset, type PlanSettings } from './plans';
 import type { PlanSummary } from '../../protocol/commands';
-import { convertedFenceOf, fenceFigures, toonFencesOf, type FenceAt } from './fences';
+import { convertedFenceOf, markdownFences, type FenceAt, type MarkdownFences } from './fences';
 import { revertDescription } from '../../core/markdown/revert';
 import { blocksConvertDespiteSplit, blocksLabel } from '../../core/markdown/blockConvert';
 
@@ -66,8 +66,8 @@ export function sectionHoverMarkdown(s: SectionResult): string {
 }
 
 /** The hover of a converted section (its body is a ```toon fence): what the fence saves and what Revert does. */
-export function fenceHoverMarkdown(uri: string, text: string, s: SectionResult, at: FenceAt, tok?: TokenizerName): string | undefined {
-  const m = fenceFigures(uri, text, at, s, tok);
+export function fenceHoverMarkdown(fences: MarkdownFences, uri: string, text: string, s: SectionResult, at: FenceAt, tok?: TokenizerName): string | undefined {
+  const m = fences.fenceFigures(uri, text, at, s, tok);
   if (!m) return undefined;
   const against = m.exactOriginal ? 'the original markdown' : 'its canonical markdown rendering (the original is not known)';
   return [
@@ -87,8 +87,8 @@ export function fenceHoverMarkdown(uri: string, text: string, s: SectionResult, 
  * section with its line, verdict, real tokens before → after and what converting does; converted sections say
  * so. Every figure is the one the section's lens and hover show.
  */
-export function planSummaryMarkdown(doc: TextDocument, plan: PlanResult): PlanSummary {
-  const fences = toonFencesOf(doc, plan);
+export function planSummaryMarkdown(memo: MarkdownFences, doc: TextDocument, plan: PlanResult): PlanSummary {
+  const fences = memo.toonFencesOf(doc, plan);
   const name = doc.uri.slice(doc.uri.lastIndexOf('/') + 1);
   const title = `TOON plan: ${decodeURIComponentSafe(name)}`;
   const cp = plan.contextPlan;
@@ -125,15 +125,15 @@ function longestBacktickRun(s: string): number {
   return best;
 }
 
-export function markdownHover(doc: TextDocument, offset: number, plans: ReturnType<typeof markdownPlans>, settings?: PlanSettings): Hover | undefined {
+export function markdownHover(doc: TextDocument, offset: number, plans: ReturnType<typeof markdownPlans>, fences: MarkdownFences, settings?: PlanSettings): Hover | undefined {
   const plan = plans.planFor(doc, settings);
   const s = sectionAtOffset(plan, offset);
   if (!s || !s.verdict) return undefined;
   // Only the heading line(s) (or a preamble's first line) carry the hover: elsewhere the text is the user's.
   const end = s.slice.kind === 'section' ? s.slice.headingEnd : doc.offsetAt({ line: doc.positionAt(s.slice.charStart).line + 1, character: 0 });
   if (offset > end || offset < s.slice.charStart) return undefined;
-  const fence = convertedFenceOf(doc.getText(), s, toonFencesOf(doc, plan));
-  const value = fence ? fenceHoverMarkdown(doc.uri, doc.getText(), s, fence, plan.tokenizer) : sectionHoverMarkdown(s);
+  const fence = convertedFenceOf(doc.getText(), s, fences.toonFencesOf(doc, plan));
+  const value = fence ? fenceHoverMarkdown(fences, doc.uri, doc.getText(), s, fence, plan.tokenizer) : sectionHoverMarkdown(s);
   if (value === undefined) return undefined;
   return {
     contents: { kind: MarkupKind.Markdown, value },
@@ -145,14 +145,15 @@ export const markdownHoverFeature: FeatureModule = {
   name: 'markdown-hover',
   create(ctx) {
     const plans = markdownPlans(ctx);
+    const fences = markdownFences(ctx);
     return {
       async hover(doc, params, token) {
-        if (!isMarkdownDocument(doc)) return undefined;
+        if (!isMarkdownDocument(ctx, doc)) return undefined;
         const settings = await ctx.settings.forDocument(doc.uri);
         const current = ctx.documents.get(doc.uri) ?? doc;
         if (overSizeLimit(current, settings)) return undefined;
         await plans.ready(current, token, settings); // time-sliced; then planFor answers at once
-        return ctx.guard('markdown hover', doc.uri, () => markdownHover(current, current.offsetAt(params.position), plans, settings), undefined);
+        return ctx.guard('markdown hover', doc.uri, () => markdownHover(current, current.offsetAt(params.position), plans, fences, settings), undefined);
       },
     };
   },

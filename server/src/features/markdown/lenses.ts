@@ -31,7 +31,7 @@ import { COMMANDS, type PlanSummary } from '../../protocol/commands';
 import { planSummaryMarkdown } from './hover';
 import { charsChange, fmtInt, fmtTokenSavings, headingText, humanCode, isMarkdownDocument, isMeasured, markdownPlans, overSizeLimit, planLensTitle, savesOrCosts } from './plans';
 import { conversionWhat, convertsWithoutAsking } from './convert';
-import { convertedFenceOf, fenceFigures, fenceFigureSteps, fencesWithOwners, toonFencesOf, type FenceAt } from './fences';
+import { convertedFenceOf, fencesWithOwners, markdownFences, MarkdownFences, type FenceAt } from './fences';
 import { RESOLVE_LENSES_ABOVE, UnresolvedLensSets } from '../../lsp/lensResolve';
 import { contentModified, requestCancelled, runSliced } from '../../lsp/timeSlice';
 
@@ -108,11 +108,11 @@ function action(trusted: boolean, title: string, tooltip: string, command: strin
   return { title, tooltip, command, arguments: args };
 }
 
-function fenceLenses(doc: TextDocument, at: FenceAt, trusted: boolean, tok: TokenizerName, owner: SectionResult | undefined): CodeLens[] {
+function fenceLenses(fences: MarkdownFences, doc: TextDocument, at: FenceAt, trusted: boolean, tok: TokenizerName, owner: SectionResult | undefined): CodeLens[] {
   const text = doc.getText();
   const pos = doc.positionAt(at.start);
   const range = { start: pos, end: pos };
-  const measured = fenceFigures(doc.uri, text, at, owner, tok);
+  const measured = fences.fenceFigures(doc.uri, text, at, owner, tok);
   if (!measured) return []; // does not decode: toon/fence-decode says why
   const against = measured.exactOriginal ? 'its original markdown' : 'its markdown rendering';
   const info: CodeLens = {
@@ -205,7 +205,7 @@ export interface LensOptions {
   sections: LensSections;
 }
 
-function lensEntries(doc: TextDocument, plan: PlanResult, opts: LensOptions, trusted: boolean): PlanLenses {
+function lensEntries(memo: MarkdownFences, doc: TextDocument, plan: PlanResult, opts: LensOptions, trusted: boolean): PlanLenses {
   const text = doc.getText();
   const codes: number[] = [];
   const ranges: Range[] = [];
@@ -216,7 +216,7 @@ function lensEntries(doc: TextDocument, plan: PlanResult, opts: LensOptions, tru
     ranges.push(range);
   };
   const top = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
-  const fences = toonFencesOf(doc, plan);
+  const fences = memo.toonFencesOf(doc, plan);
   carried(top, { title: planLensTitle(plan, fences.length), tooltip: planLensTooltip(plan), command: COMMANDS.showPlan, arguments: [{ uri: doc.uri }] });
   if (plan.contextPlan.safe_to_auto_apply) {
     carried(top, action(trusted, 'Convert all recommended sections', 'Convert every section whose verdict is convert, in one undoable edit.', COMMANDS.convertAll, [{ uri: doc.uri, version: doc.version }]));
@@ -241,7 +241,7 @@ function lensEntries(doc: TextDocument, plan: PlanResult, opts: LensOptions, tru
   });
   if (fences.length > 0) {
     // The slice holding each fence: its analysis keeps the fence's figures.
-    for (const [f, owner] of fencesWithOwners(plan, fences)) for (const l of fenceLenses(doc, f, trusted, plan.tokenizer, owner)) carried(l.range, l.command!);
+    for (const [f, owner] of fencesWithOwners(plan, fences)) for (const l of fenceLenses(memo, doc, f, trusted, plan.tokenizer, owner)) carried(l.range, l.command!);
     // In line order (a stable sort: lenses of one line keep theirs).
     const order = ranges.map((_, i) => i).sort((a, b) => ranges[a]!.start.line - ranges[b]!.start.line);
     return { plan, codes: Int32Array.from(order, (i) => codes[i]!), commands, ranges: order.map((i) => ranges[i]!) };
@@ -254,8 +254,9 @@ function completeLenses(lenses: PlanLenses, target: LensTarget): CodeLens[] {
   return lenses.ranges.map((range, i) => ({ range, command: commandAt(lenses, i, target)! }));
 }
 
-export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, opts: LensOptions, trusted = true): CodeLens[] {
-  return completeLenses(lensEntries(doc, plan, opts, trusted), { uri: doc.uri, version: doc.version, trusted });
+/** A document's lenses, complete; `fences` is the memo and originals a server keeps (a session-only one by default). */
+export function markdownCodeLenses(doc: TextDocument, plan: PlanResult, opts: LensOptions, trusted = true, fences: MarkdownFences = new MarkdownFences()): CodeLens[] {
+  return completeLenses(lensEntries(fences, doc, plan, opts, trusted), { uri: doc.uri, version: doc.version, trusted });
 }
 
 /** A document version's lenses as sent unresolved, kept until the next answer for the document (or its close). */
@@ -281,6 +282,7 @@ export const markdownLensesFeature: FeatureModule = {
   name: 'markdown-lenses',
   create(ctx) {
     const plans = markdownPlans(ctx);
+    const fences = markdownFences(ctx);
     const resolves = clientResolvesLensCommands(ctx.clientCapabilities);
     /** The unresolved lens set last sent per document. */
     const sent = new UnresolvedLensSets<SentLensSet>(
@@ -297,13 +299,13 @@ export const markdownLensesFeature: FeatureModule = {
     async function showPlan(args: unknown[], token?: CancellationToken): Promise<PlanSummary | null> {
       const uri = (args[0] as { uri?: unknown } | undefined)?.uri;
       const doc = typeof uri === 'string' ? ctx.documents.get(uri) : undefined;
-      if (!doc || !isMarkdownDocument(doc)) return null;
+      if (!doc || !isMarkdownDocument(ctx, doc)) return null;
       const settings = await ctx.settings.forDocument(doc.uri);
       if (overSizeLimit(doc, settings)) return null;
       const version = doc.version;
       const plan = await plans.planOrNone(doc, token, settings);
       if (doc.version !== version) return showPlan(args, token);
-      return plan ? ctx.guard('markdown plan summary', doc.uri, () => planSummaryMarkdown(doc, plan), null) : null;
+      return plan ? ctx.guard('markdown plan summary', doc.uri, () => planSummaryMarkdown(fences, doc, plan), null) : null;
     }
     return {
       commands: { [COMMANDS.showPlan]: showPlan },
@@ -313,7 +315,7 @@ export const markdownLensesFeature: FeatureModule = {
         return sent.resolve(lens);
       },
       async codeLenses(doc, _params, token) {
-        if (!isMarkdownDocument(doc)) return undefined;
+        if (!isMarkdownDocument(ctx, doc)) return undefined;
         const settings = await ctx.settings.forDocument(doc.uri);
         if (!settings.codeLens.enabled || overSizeLimit(doc, settings) || token.isCancellationRequested) return [];
         const current = ctx.documents.get(doc.uri) ?? doc;
@@ -325,9 +327,9 @@ export const markdownLensesFeature: FeatureModule = {
         if (!plan) return [];
         if (current.version !== version) throw contentModified();
         // The fences' figures first, time-sliced (a no-op when they are memoized); the document must not move meanwhile.
-        await runSliced(fenceFigureSteps(current, plan), () => (token.isCancellationRequested ? requestCancelled() : current.version !== version ? contentModified() : undefined));
+        await runSliced(fences.fenceFigureSteps(current, plan), () => (token.isCancellationRequested ? requestCancelled() : current.version !== version ? contentModified() : undefined));
         const trusted = ctx.isTrusted();
-        const entries = ctx.guard('markdown code lenses', doc.uri, () => lensEntries(current, plan, settings.codeLens, trusted), undefined);
+        const entries = ctx.guard('markdown code lenses', doc.uri, () => lensEntries(fences, current, plan, settings.codeLens, trusted), undefined);
         if (!entries) return [];
         const target = { uri: current.uri, version: current.version, trusted };
         // Many lenses, and a client that resolves them: ranges now, each command when its lens is shown.

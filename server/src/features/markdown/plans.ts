@@ -11,10 +11,10 @@ import { EngineCache, runSteps, toonFenceDiagnosticSteps, type EngineOptions, ty
 import type { CoreDiagnostic } from '../../core/types';
 import { contentModified, isCancellation, runSliced, untilCancelled } from '../../lsp/timeSlice';
 import { serverWork } from '../../lsp/idle';
-import type { FeatureContext } from '../../lsp/feature';
+import { onePerServer, type FeatureContext } from '../../lsp/feature';
 import { DEFAULT_SETTINGS, type ToonLensSettings } from '../../lsp/settings';
 import { DEFAULT_MARKDOWN_LANGUAGES, type ToonLensInitializationOptions } from '../../protocol/commands';
-import { forgetFences } from './fences';
+import { markdownFences } from './fences';
 import { addIdleTask, releasedHeap } from '../../node/idleGc';
 import { ServerTextDocument } from '../../lsp/textDocument';
 import { forgetLastMatch } from '../../core/markdown/text';
@@ -42,23 +42,24 @@ export function planOptions(settings: PlanSettings = DEFAULT_SETTINGS): EngineOp
   return { tokenizer: settings.tokenizer, minTokenSavings: settings.minTokenSavings, minTokenSavingsPct: settings.minTokenSavingsPct };
 }
 
-let markdownLanguages = new Set<string>(DEFAULT_MARKDOWN_LANGUAGES);
-
 /**
  * The language ids served as markdown: VS Code's markdown and agent-file languages, plus the client's
  * `toonlens.markdownLanguages` (from initializationOptions, or its `settings` for clients without the setting UI).
  */
-export function configureMarkdownLanguages(init: ToonLensInitializationOptions | undefined): void {
+export function markdownLanguagesOf(init: ToonLensInitializationOptions | undefined): ReadonlySet<string> {
   const extra: unknown[] = [];
   if (Array.isArray(init?.markdownLanguages)) extra.push(...init.markdownLanguages);
   const fromSettings = (init?.settings as { markdownLanguages?: unknown } | undefined)?.markdownLanguages;
   if (Array.isArray(fromSettings)) extra.push(...fromSettings);
-  markdownLanguages = new Set([...DEFAULT_MARKDOWN_LANGUAGES, ...extra.filter((x): x is string => typeof x === 'string' && x !== '')]);
+  return new Set([...DEFAULT_MARKDOWN_LANGUAGES, ...extra.filter((x): x is string => typeof x === 'string' && x !== '')]);
 }
 
-/** Markdown by language id (see {@link configureMarkdownLanguages}), or by its path (core/files.ts) whatever the language id says. */
-export function isMarkdownDocument(doc: TextDocument): boolean {
-  return markdownLanguages.has(doc.languageId) || isMarkdownPath(doc.uri);
+/** The markdown language ids of a server, read once from what its client sent in `initialize`. */
+const serverMarkdownLanguages = onePerServer((ctx) => markdownLanguagesOf(ctx.initializationOptions));
+
+/** Markdown by language id (see {@link markdownLanguagesOf}), or by its path (core/files.ts) whatever the language id says. */
+export function isMarkdownDocument(ctx: FeatureContext, doc: TextDocument): boolean {
+  return serverMarkdownLanguages(ctx).has(doc.languageId) || isMarkdownPath(doc.uri);
 }
 
 /** `.toon` files. */
@@ -333,10 +334,11 @@ export function markdownPlans(ctx: FeatureContext): MarkdownPlans {
         return docs ? (plansRef.deref()?.compactIdle((uri) => docs.get(uri)) ?? 0) : 0;
       },
     });
+    const fences = markdownFences(ctx);
     ctx.documents.onDidClose((e) => {
       const held = created.cacheSize(e.document.uri) > 0;
       created.forget(e.document.uri);
-      forgetFences(e.document.uri);
+      fences.forget(e.document.uri);
       // What the document's analyses held is garbage now: a collection at the next idle moment gives it back
       // (nothing else would run one while the server sits idle).
       if (held) releasedHeap(HELD_PER_CHAR * e.document.getText().length);

@@ -52,7 +52,7 @@ export const markdownSuppressFeature: FeatureModule = {
     const plans = markdownPlans(ctx);
     return {
       async codeActions(doc, params, token) {
-        if (!isMarkdownDocument(doc) || !wantsKind(params.context.only, CodeActionKind.QuickFix)) return undefined;
+        if (!isMarkdownDocument(ctx, doc) || !wantsKind(params.context.only, CodeActionKind.QuickFix)) return undefined;
         const ds = params.context.diagnostics.filter(inlineDisableable);
         if (ds.length === 0) return undefined;
         const settings = await ctx.settings.forDocument(doc.uri);
