@@ -1,6 +1,7 @@
 // Readable as written: a convert never puts an escape inside a code span, markdown a fence would not keep
-// (admonitions, reference links and definitions, HTML blocks, footnotes) keeps its section markdown, and every
-// TOON value an agent reads is the markdown's own text for that cell or item, checked on the corpus.
+// (admonitions, reference links and definitions, HTML blocks, footnotes, values that span lines) keeps its section
+// markdown, and every TOON value an agent reads is the markdown's own text for that cell or item, checked on the
+// corpus.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -48,6 +49,8 @@ describe('readable as written: what keeps a section markdown', () => {
     ['a link reference definition alone', table('resource', '\n[docs]: https://example.com/docs\n'), /a link reference definition/, '[docs]: https://example.com/docs'],
     ['an HTML block', table('resource', '\n<details>\n<summary>More</summary>\n\nhidden\n</details>\n'), /an HTML block/, '<details>\n<summary>More</summary>\n\nhidden\n</details>'],
     ['a footnote', table('resource[^1]', '\n[^1]: Only on Linux.\n'), /a footnote/],
+    ['a list item holding a nested list', table('resource', '\n- Ports\n  - 8080 for the API\n  - 9090 for metrics\n- Hosts\n'), /a value that spans lines/, '- Ports\n  - 8080 for the API\n  - 9090 for metrics\n- Hosts'],
+    ['a list item holding a code block', table('resource', '\n- Run:\n\n  ```sh\n  npm ci\n  ```\n- Done\n'), /a value that spans lines/, '- Run:\n\n  ```sh\n  npm ci\n  ```\n- Done'],
   ];
   for (const [what, text, message, beside] of cases) {
     test(`${what}: keep_markdown with markdown_only, never in the hybrid${beside ? ' (by block, the table converts and it stays as written)' : ', on every tokenizer'}`, () => {

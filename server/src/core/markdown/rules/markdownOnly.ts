@@ -1,7 +1,7 @@
 /**
  * markdown_only: the section holds markdown a TOON fence would not keep readable as written (an admonition, a
- * reference-style link or definition, an HTML block, a footnote, or code TOON would have to escape), so it
- * stays markdown (ToonLens's own code; the registry is open).
+ * reference-style link or definition, an HTML block, a footnote, a value that spans lines, or code TOON would
+ * have to escape), so it stays markdown (ToonLens's own code; the registry is open).
  */
 import type { Block } from '../blocks';
 import type { VerdictWarning } from '../warnings';
@@ -55,6 +55,8 @@ export function footnoteIn(s: string): string | undefined {
 export const MARKDOWN_ONLY_CODE = 'markdown_only';
 /** `<!-- toonlens: keep -->` (or `toonlens-keep`) on its own. */
 const KEEP_COMMENT = /^ {0,3}<!--\s*(?:toonlens\s*:\s*keep|toonlens-keep)\s*-->\s*$/i;
+/** A line break inside a value (an item's nested blocks, a hard break). */
+const LINE_BREAK = /[\n\r]/;
 /** What TOON escapes inside a quoted string. */
 const ESCAPED = /["\\\n\r\t]/;
 
@@ -153,6 +155,8 @@ function* markdownOnlyReasonSteps(b: Block): Generator<void, { what: string; at:
   let n = 0;
   for (const s of blockStrings(b)) {
     if (++n % STRINGS_PER_STEP === 0) yield;
+    // TOON writes a line break inside a value as the two characters `\n`: the reader would have to unescape it.
+    if (b.kind !== 'm' && LINE_BREAK.test(s)) return { what: 'a value that spans lines (a nested list, a code block or a quote inside an item, or a hard line break)', at: s };
     if (!s.includes('[') && !s.includes('`')) continue;
     const { spans, outside } = codeSpans(s);
     const link = referenceLinkIn(outside);
@@ -204,7 +208,7 @@ export const markdownOnly: SliceRule = {
   severity: 'info',
   decides: 'keep_markdown',
   description:
-    'the section holds markdown a TOON fence would not keep readable as written: an admonition (`!!!`/`???`), a reference-style link or definition, an HTML block, a footnote, or a code span TOON would have to escape (ToonLens\'s own code; the registry is open)',
+    'the section holds markdown a TOON fence would not keep readable as written: an admonition (`!!!`/`???`), a reference-style link or definition, an HTML block, a footnote, a value that spans lines, or a code span TOON would have to escape (ToonLens\'s own code; the registry is open)',
   check: (input) => markdownOnlyWarning(input),
   checkSteps: (input) => markdownOnlyWarningSteps(input),
 };
