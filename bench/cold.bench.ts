@@ -2,7 +2,8 @@
  * Cold plans and CLI start-up: what a single `toonlens plan` costs beyond counting the text's tokens.
  * - in process: what `plan --json` computes (planOnce and the whole-document verdict, serialized), on the
  *   corpus inputs and on the two large benchmark documents, next to gpt-tokenizer's own `countTokens` (o200k_base) of the
- *   same text; both start from an empty merge cache, run by run in alternation;
+ *   same text; both start from an empty merge cache, run by run in alternation; and markdown-it's block parse
+ *   alone next to the same count (the part of any plan the CommonMark parser takes before anything is measured);
  * - spawned: `toonlens --version` and `toonlens plan` on a small agent file (to its first byte of output and to
  *   its exit) next to `node -e 0` and a node process that only loads the tokenizer bundle the CLI loads and
  *   counts the file (the start-up goal: the CLI's own start costs at most one more bare node start).
@@ -14,6 +15,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { planOnce } from '../server/src/core/markdown/engine';
+import { blockParser } from '../server/src/core/markdown/parser';
 import { clearTokenMergeCaches } from '../server/src/core/tokens';
 import { CORPUS_INPUTS } from '../test/paths';
 import { REPO_ROOT, corpusMarkdown1MB, markdown1MB } from './data';
@@ -31,6 +33,14 @@ const packageCount = (require('gpt-tokenizer/encoding/o200k_base') as { countTok
 function planJson(texts: readonly string[]): number {
   let n = 0;
   for (const t of texts) n += JSON.stringify(planOnce(t).verdict).length;
+  return n;
+}
+
+/** markdown-it's parse of each text, what every plan does before anything is measured (the floor under a plan). */
+function parseAll(texts: readonly string[]): number {
+  const md = blockParser();
+  let n = 0;
+  for (const t of texts) n += md.parse(t, {}).length;
   return n;
 }
 
@@ -66,6 +76,17 @@ async function inProcessRows(runs: number, log: (s: string) => void): Promise<Be
     );
     log(`    ${label}: plan --json in process ${plan.median.toFixed(0)} ms, countTokens ${count.median.toFixed(0)} ms (${(plan.median / count.median).toFixed(2)}×)`);
     rows.push(row('Markdown', `\`plan --json\` in process (planOnce + the verdict, serialized), ${label}`, plan, 'ms', { name: 'gpt-tokenizer countTokens, o200k_base, same text', value: count }, { max: 2, label: '≤ 2× countTokens' }));
+    // The parse alone against the same count: how much of the goal the mandated CommonMark parser leaves.
+    const [count2, parse] = await timePair(
+      () => {
+        clearTokenMergeCaches();
+        return countAll(texts);
+      },
+      () => parseAll(texts),
+      runs,
+    );
+    log(`    ${label}: markdown-it parse alone ${parse.median.toFixed(0)} ms (${(parse.median / count2.median).toFixed(2)}× countTokens)`);
+    rows.push(row('Markdown', `markdown-it parse alone (the floor under \`plan\`), ${label}`, parse, 'ms', { name: 'gpt-tokenizer countTokens, o200k_base, same text', value: count2 }));
   }
   return rows;
 }
