@@ -75,14 +75,17 @@ export function blockConversion(raw: string, parsed: ParsedSlice, o: BlockOption
     // The fence stands for the block as it reads alone (what Revert renders and a reader sees).
     const alone = parseSlice(original, false);
     if (JSON.stringify(bodyValue(alone.blocks)) !== json) return;
-    let best: { toon: string; delimiter: DelimiterChar; tokens: number } | null = null;
+    // The fewest tokens among the encodings that decode (ties in delimiter order): counted first, then decoded from
+    // the cheapest on, so a block is decoded once unless its cheapest encoding fails.
+    const ranked: { toon: string; delimiter: DelimiterChar; tokens: number }[] = [];
     for (const d of o.delims) {
       const t = safeEncode(value, d);
-      if (t === null || (best !== null && t === best.toon) || !decodesTo(t, json)) continue;
-      const n = o.tok.count(blockFenceText(t, eol));
-      if (best === null || n < best.tokens) best = { toon: t, delimiter: d, tokens: n };
+      if (t === null || ranked.some((r) => r.toon === t)) continue;
+      ranked.push({ toon: t, delimiter: d, tokens: o.tok.count(blockFenceText(t, eol)) });
     }
-    if (best === null) return;
+    ranked.sort((x, y) => x.tokens - y.tokens);
+    const best = ranked.find((r) => decodesTo(r.toon, json));
+    if (best === undefined) return;
     if (underTokenFloor(o.tok.count(original), best.tokens, Math.max(1, o.minTokens), o.minPct)) return;
     blocks.push({ start, end, kind: b.kind as BlockFence['kind'], toon: best.toon, delimiter: best.delimiter, original });
   });
