@@ -2,7 +2,7 @@
 // server's TextDocuments) and real settings, and every request it makes of the client is recorded. For tests of
 // what a feature maps core results to (hovers, actions, diagnostics); the protocol itself is tested through
 // the spawned server (harness.ts).
-import { CancellationToken, TextDocuments, type ClientCapabilities, type Diagnostic, type Disposable, type WorkspaceEdit } from 'vscode-languageserver/node';
+import { CancellationToken, TextDocuments, type ClientCapabilities, type CodeAction, type Diagnostic, type Disposable, type Range, type WorkspaceEdit } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { FeatureContext, FeatureInstance, FeatureModule } from '../../server/src/lsp/feature';
 import { SettingsStore } from '../../server/src/lsp/settings';
@@ -15,6 +15,11 @@ import { errorMessage } from '../../server/src/core/errors';
 import type { ToonLensInitializationOptions } from '../../server/src/protocol/commands';
 
 export const NO_CANCEL = CancellationToken.None;
+
+/** A feature's code actions for `range` with `diagnostics` in the request's context (`only` as a client sends it). */
+export async function codeActionsOf(feature: FeatureInstance, doc: TextDocument, range: Range, diagnostics: Diagnostic[] = [], only?: string[]): Promise<CodeAction[]> {
+  return ((await feature.codeActions!(doc, { textDocument: { uri: doc.uri }, range, context: { diagnostics, ...(only ? { only } : {}) } }, NO_CANCEL)) ?? []) as CodeAction[];
+}
 
 export interface ContextOptions {
   /** The client's toonlens settings (as the server would receive them in initializationOptions). */
@@ -112,6 +117,11 @@ export class ContextDouble {
   }
 
   /** Opens a document as the client would (`textDocument/didOpen`); returns it. */
+  /** What a diagnostics feature publishes for `doc`, with the document's settings. */
+  async diagnose(feature: FeatureInstance, doc: TextDocument): Promise<Diagnostic[]> {
+    return feature.diagnostics!.provide(doc, await this.ctx.settings.forDocument(doc.uri));
+  }
+
   open(uri: string, languageId: string, text: string, version = 1): TextDocument {
     this.handlers.get('open')!({ textDocument: { uri, languageId, version, text } });
     return this.ctx.documents.get(uri)!;

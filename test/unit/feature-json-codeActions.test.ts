@@ -2,12 +2,12 @@
 // fix-all action a real verdict's diagnostics map to, applied to the text as a client would.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CodeAction, Diagnostic, Range } from 'vscode-languageserver/node';
+import type { Diagnostic, Range } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { codeActionsFeature } from '../../server/src/features/json/codeActions';
 import { jsonDiagnosticsFeature } from '../../server/src/features/json/documents';
 import { FIX_ALL_KIND } from '../../server/src/protocol/commands';
-import { ContextDouble, NO_CANCEL } from '../lsp/featureContext';
+import { ContextDouble, codeActionsOf } from '../lsp/featureContext';
 import { LspHarness, applyTextEdits } from '../lsp/harness';
 import { valueRange, verdictText } from '../lsp/fixtures';
 
@@ -18,10 +18,9 @@ const inside = (inner: Range, outer: Range) =>
 function setup(options: ConstructorParameters<typeof ContextDouble>[0] = {}) {
   const double = new ContextDouble(options);
   const actions = double.create(codeActionsFeature);
-  const diagnostics = double.create(jsonDiagnosticsFeature).diagnostics!;
-  const diagnose = async (doc: TextDocument) => diagnostics.provide(doc, await double.ctx.settings.forDocument(doc.uri));
-  const request = async (doc: TextDocument, range: Range, ds: Diagnostic[], only?: string[]) =>
-    ((await actions.codeActions!(doc, { textDocument: { uri: doc.uri }, range, context: { diagnostics: ds, only } }, NO_CANCEL)) ?? []) as CodeAction[];
+  const diagnostics = double.create(jsonDiagnosticsFeature);
+  const diagnose = (doc: TextDocument) => double.diagnose(diagnostics, doc);
+  const request = (doc: TextDocument, range: Range, ds: Diagnostic[], only?: string[]) => codeActionsOf(actions, doc, range, ds, only);
   return { double, diagnose, request };
 }
 

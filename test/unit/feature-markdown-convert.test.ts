@@ -4,12 +4,11 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CodeAction } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { markdownConvertFeature } from '../../server/src/features/markdown/convert';
 import { COMMANDS, REMEMBER_ORIGINALS_COMMAND } from '../../server/src/protocol/commands';
 import { findToonFences } from '../../server/src/core/toon/fences';
-import { ContextDouble, NO_CANCEL } from '../lsp/featureContext';
+import { ContextDouble, NO_CANCEL, codeActionsOf } from '../lsp/featureContext';
 import { LspHarness, applyTextEdits, positionAt } from '../lsp/harness';
 import { REPO_ROOT } from '../paths';
 
@@ -20,8 +19,7 @@ const lineOf = (prefix: string) => LINES.findIndex((l) => l.startsWith(prefix));
 function setup(options: ConstructorParameters<typeof ContextDouble>[0] = {}) {
   const double = new ContextDouble(options);
   const feature = double.create(markdownConvertFeature);
-  const at = async (doc: TextDocument, line: number, character = 0, only?: string[]) =>
-    ((await feature.codeActions!(doc, { textDocument: { uri: doc.uri }, range: { start: { line, character }, end: { line, character } }, context: { diagnostics: [], only } }, NO_CANCEL)) ?? []) as CodeAction[];
+  const at = (doc: TextDocument, line: number, character = 0, only?: string[]) => codeActionsOf(feature, doc, { start: { line, character }, end: { line, character } }, [], only);
   return { double, feature, at };
 }
 

@@ -4,11 +4,11 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CodeAction, Diagnostic, Range } from 'vscode-languageserver/node';
+import type { Diagnostic, Range } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { markdownSuppressFeature } from '../../server/src/features/markdown/suppress';
 import { markdownDiagnosticsFeature } from '../../server/src/features/markdown/diagnostics';
-import { ContextDouble, NO_CANCEL } from '../lsp/featureContext';
+import { ContextDouble, codeActionsOf } from '../lsp/featureContext';
 import { LspHarness, applyTextEdits } from '../lsp/harness';
 import { REPO_ROOT } from '../paths';
 
@@ -18,10 +18,9 @@ const ofCode = (ds: Diagnostic[], code: string) => ds.filter((d) => d.code === c
 function setup(options: ConstructorParameters<typeof ContextDouble>[0] = {}) {
   const double = new ContextDouble(options);
   const suppress = double.create(markdownSuppressFeature);
-  const provider = double.create(markdownDiagnosticsFeature).diagnostics!;
-  const diagnose = async (doc: TextDocument) => provider.provide(doc, await double.ctx.settings.forDocument(doc.uri));
-  const request = async (doc: TextDocument, range: Range, ds: Diagnostic[], only = ['quickfix']) =>
-    ((await suppress.codeActions!(doc, { textDocument: { uri: doc.uri }, range, context: { diagnostics: ds, only } }, NO_CANCEL)) ?? []) as CodeAction[];
+  const provider = double.create(markdownDiagnosticsFeature);
+  const diagnose = (doc: TextDocument) => double.diagnose(provider, doc);
+  const request = (doc: TextDocument, range: Range, ds: Diagnostic[], only = ['quickfix']) => codeActionsOf(suppress, doc, range, ds, only);
   return { double, diagnose, request };
 }
 

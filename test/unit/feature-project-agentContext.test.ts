@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { CodeAction, Diagnostic, Range } from 'vscode-languageserver/node';
+import type { Diagnostic, Range } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { agentContextFeature } from '../../server/src/features/project/agentContext';
-import { ContextDouble, NO_CANCEL } from '../lsp/featureContext';
+import { ContextDouble, codeActionsOf } from '../lsp/featureContext';
 import { LspHarness, applyTextEdits } from '../lsp/harness';
 import { FIXTURES } from '../paths';
 
@@ -22,9 +22,8 @@ describe('agent context feature', () => {
   const double = new ContextDouble({ roots: [MIXED] });
   const feature = double.create(agentContextFeature);
   after(() => double.dispose());
-  const diagnose = async (doc: TextDocument) => feature.diagnostics!.provide(doc, await double.ctx.settings.forDocument(doc.uri));
-  const request = async (doc: TextDocument, range: Range, ds: Diagnostic[]) =>
-    ((await feature.codeActions!(doc, { textDocument: { uri: doc.uri }, range, context: { diagnostics: ds } }, NO_CANCEL)) ?? []) as CodeAction[];
+  const diagnose = (doc: TextDocument) => double.diagnose(feature, doc);
+  const request = (doc: TextDocument, range: Range, ds: Diagnostic[]) => codeActionsOf(feature, doc, range, ds);
 
   test('the quick fix removes this copy only, and the other copy stays', async () => {
     const claudeText = textOf('CLAUDE.md');
