@@ -95,6 +95,27 @@ describe('json code actions feature', () => {
     }
   });
 
+  test('restricted mode: the quick fix disabled without an edit, no fix-all, nothing for a client without disabled actions', async () => {
+    for (const disabledSupport of [true, false]) {
+      const untrusted = setup({ trusted: false, clientCapabilities: { textDocument: { codeAction: { disabledSupport } } } });
+      try {
+        const doc = untrusted.double.open('file:///w/r.verdict.json', 'json', verdictText((d) => (d.measured_chars.savings = -100)));
+        const [diag] = await untrusted.diagnose(doc);
+        assert.equal(diag?.code, 'verdict/savings', 'diagnostics stay in restricted mode');
+        const quick = await untrusted.request(doc, diag!.range, [diag!], ['quickfix']);
+        if (disabledSupport) {
+          assert.equal(quick.length, 1);
+          assert.match(quick[0]!.title, /savings.*-102/, 'the user sees what trusting would offer');
+          assert.match(quick[0]!.disabled?.reason ?? '', /restricted mode/);
+          assert.equal(quick[0]!.edit, undefined);
+        } else assert.deepEqual(quick, []);
+        assert.deepEqual(await untrusted.request(doc, diag!.range, [diag!], [FIX_ALL_KIND]), [], 'a workspace cannot make a save edit it');
+      } finally {
+        untrusted.double.dispose();
+      }
+    }
+  });
+
   test('markdown gets no actions from it', async () => {
     const md = double.open('file:///w/notes.md', 'markdown', '# Notes\n');
     const r = { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } };

@@ -66,4 +66,21 @@ describe('agent context feature', () => {
     const outside = double.open('file:///elsewhere/CLAUDE.md', 'markdown', textOf('CLAUDE.md'));
     assert.deepEqual(await request(outside, r, [{ range: r, message: 'x', source: 'toonlens', code: DUP }]), []);
   });
+
+  test('restricted mode: "Remove this copy" is shown disabled, with no edit', async () => {
+    const untrusted = new ContextDouble({ roots: [MIXED], trusted: false, clientCapabilities: { textDocument: { codeAction: { disabledSupport: true } } } });
+    try {
+      const f = untrusted.create(agentContextFeature);
+      const claude = untrusted.open(uriOf('CLAUDE.md'), 'markdown', textOf('CLAUDE.md'));
+      const dup = (await untrusted.diagnose(f, claude)).find((d) => d.code === DUP)!;
+      assert.ok(dup, 'the finding is still reported');
+      const actions = await codeActionsOf(f, claude, dup.range, [dup]);
+      assert.equal(actions.length, 1);
+      assert.match(actions[0]!.title, /Remove this copy/);
+      assert.match(actions[0]!.disabled?.reason ?? '', /restricted mode/);
+      assert.equal(actions[0]!.edit, undefined);
+    } finally {
+      untrusted.dispose();
+    }
+  });
 });

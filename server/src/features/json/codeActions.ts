@@ -22,15 +22,10 @@ import { contentModified, untilCancelled } from '../../lsp/timeSlice';
 import { isJsonDocument, jsonAnalyzer } from './documents';
 import type { ToonLensSettings } from '../../lsp/settings';
 import { pushAll } from '../../core/arrays';
+import { trustedEdits, wantsKind } from '../../lsp/codeActions';
 
 /** Fix-all re-checks after each round (a fixed field can make a derived one checkable); bounded. */
 const MAX_FIX_ALL_ROUNDS = 4;
-
-/** Whether a request's `only` filter admits `kind` (absent filter: every kind except source actions). */
-export function wantsKind(only: string[] | undefined, kind: string): boolean {
-  if (!only || only.length === 0) return !kind.startsWith('source');
-  return only.some((k) => k === '' || kind === k || kind.startsWith(k + '.'));
-}
 
 /** The fixes `source.fixAll` applies for one set of diagnostics: the first unattended fix of each. */
 export function fixAllFixes(diagnostics: CoreDiagnostic[]): JsonFix[] {
@@ -124,7 +119,7 @@ export const codeActionsFeature: FeatureModule = {
           const a = ctx.guard('fix all', doc.uri, () => fixAllAction(ctx, current, settings), undefined);
           if (a) actions.push(a);
         }
-        return actions;
+        return trustedEdits(ctx, actions);
       },
     };
   },

@@ -23,6 +23,7 @@ import { sectionConvertEdit, type PlanResult, type SectionResult } from '../../c
 import { blockRecordsFor, originalRecordFor, revertDescription, revertEdit, type OriginalRecord } from '../../core/markdown/revert';
 import { blocksConvertDespiteSplit, blocksLabel } from '../../core/markdown/blockConvert';
 import type { FeatureContext, FeatureModule } from '../../lsp/feature';
+import { trustedEdits } from '../../lsp/codeActions';
 import { COMMANDS, REMEMBER_ORIGINALS_COMMAND } from '../../protocol/commands';
 import { charsChange, fmtSavingsPct, headingText, isMarkdownDocument, markdownPlans, overSizeLimit, savesOrCosts, sectionAtOffset, sectionStartingAt } from './plans';
 import { convertedFenceOf, fenceAtOffset, markdownFences, type FenceAt, type MarkdownFences } from './fences';
@@ -386,8 +387,7 @@ export const markdownConvertFeature: FeatureModule = {
           const offset = current.offsetAt(params.range.start);
           const text = current.getText();
           const trusted = ctx.isTrusted();
-          const disabled = (title: string): CodeAction[] =>
-            ctx.clientCapabilities.textDocument?.codeAction?.disabledSupport ? [{ title, kind: CodeActionKind.RefactorRewrite, disabled: { reason: RESTRICTED } }] : [];
+          const disabled = (title: string): CodeAction[] => trustedEdits(ctx, [{ title, kind: CodeActionKind.RefactorRewrite }], RESTRICTED);
           const plan = plans.planFor(current, settings);
           const at = fenceAt(fences, current, offset, plan) ?? convertedFenceAtHeading(fences, current, offset, plan);
           if (at) {

@@ -14,9 +14,7 @@ import type { PlanResult } from '../../core/markdown/engine';
 import type { FeatureModule } from '../../lsp/feature';
 import { DIAGNOSTIC_SOURCE } from '../../lsp/diagnostics';
 import { isMarkdownDocument, markdownPlans, overSizeLimit, sectionAtOffset } from './plans';
-import { wantsKind } from '../json/codeActions';
-
-const RESTRICTED = 'restricted mode: ToonLens does not edit files in an untrusted workspace';
+import { trustedEdits, wantsKind } from '../../lsp/codeActions';
 
 /** Whether inline comments can disable a published diagnostic: a ToonLens `toon/*` code. */
 export function inlineDisableable(d: Diagnostic): d is Diagnostic & { code: string } {
@@ -68,11 +66,10 @@ export const markdownSuppressFeature: FeatureModule = {
             for (const a of disableActions(current, plan, d)) {
               if (seen.has(a.title)) continue; // two diagnostics of one code on the line: one fix each way
               seen.add(a.title);
-              out.push(ctx.isTrusted() ? a : { title: a.title, kind: a.kind, diagnostics: a.diagnostics, disabled: { reason: RESTRICTED } });
+              out.push(a);
             }
           }
-          // A client that cannot show a disabled action gets none in restricted mode.
-          return ctx.isTrusted() || ctx.clientCapabilities.textDocument?.codeAction?.disabledSupport ? out : [];
+          return trustedEdits(ctx, out);
         }, []);
       },
     };

@@ -16,6 +16,7 @@ import { CodeActionKind, DiagnosticSeverity, FileChangeType, type CodeAction, ty
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { FeatureContext, FeatureModule } from '../../lsp/feature';
 import { serverWork } from '../../lsp/idle';
+import { trustedEdits } from '../../lsp/codeActions';
 import { contextModel, type ContextCache, type ContextModel } from '../../core/context/model';
 import { contextDiagnostics, type ContextDiagnostic, type InstructionCache } from '../../core/context/diagnostics';
 import { AGENT_NAMES, isContextCandidate, type AgentId, type LoadClass } from '../../core/context/agents';
@@ -276,7 +277,7 @@ export const agentContextFeature: FeatureModule = {
           const edits = d.fix.edits.map((e) => ({ range: { start: doc.positionAt(e.start), end: doc.positionAt(e.end) }, newText: e.newText }));
           out.push({ title: d.fix.title, kind: CodeActionKind.QuickFix, diagnostics: [lsp], isPreferred: false, edit: { documentChanges: [{ textDocument: { uri: doc.uri, version: doc.version }, edits }] } });
         }
-        return out;
+        return trustedEdits(ctx, out);
       },
       async codeLenses(doc) {
         const at = folderOf(doc.uri);
