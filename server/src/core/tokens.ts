@@ -192,3 +192,85 @@ export function tokenizer(name: TokenizerName | undefined = DEFAULT_TOKENIZER): 
   cache.set(n, t);
   return t;
 }
+
+/** A chunk grows past this many characters only up to its next line start that is a pre-token boundary. */
+export const COUNT_CHUNK_CHARS = 8192;
+
+/**
+ * Whether the pre-token pattern of both encodings always splits a text at `p`: `p` starts a line (after `\n`)
+ * and its character is neither white space (a run of white space that reaches a later line break is one
+ * pre-token) nor `/` (o200k's punctuation pre-token takes the line breaks and slashes after it). Every pattern
+ * alternative that can hold a line break ends at the break then, so no pre-token spans `p`, and the count of a
+ * text is the sum of the counts of its pieces cut there (`token-chunks.test.ts` checks it on the corpus and on
+ * generated text for both encodings).
+ */
+export function isCountBoundary(text: string, p: number): boolean {
+  if (p <= 0 || p >= text.length || text.charCodeAt(p - 1) !== 0x0a) return false;
+  const c = text.charCodeAt(p);
+  return !(c === 0x2f || c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c || c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff);
+}
+
+/**
+ * The pieces a text is counted in, as end offsets: cut at every count boundary that starts a heading line or
+ * follows a blank line (boundaries chosen by the content around them, so an edit moves only the cuts near it),
+ * and at the first count boundary past {@link COUNT_CHUNK_CHARS} of a piece with none. Linear in the text.
+ */
+export function countChunkEnds(text: string): number[] {
+  const ends: number[] = [];
+  let start = 0;
+  for (let nl = text.indexOf('\n'); nl >= 0 && nl + 1 < text.length; nl = text.indexOf('\n', nl + 1)) {
+    const p = nl + 1;
+    if (!isCountBoundary(text, p)) continue;
+    const byContent = text.charCodeAt(p) === 0x23 || (nl > 0 && text.charCodeAt(nl - 1) === 0x0a) || (nl > 1 && text.charCodeAt(nl - 1) === 0x0d && text.charCodeAt(nl - 2) === 0x0a);
+    if (byContent || p - start >= COUNT_CHUNK_CHARS) {
+      ends.push(p);
+      start = p;
+    }
+  }
+  ends.push(text.length);
+  return ends;
+}
+
+/**
+ * A counter that remembers the counts of the pieces it cut a text into (see {@link countChunkEnds}): counting
+ * a text again after a small edit recounts only the pieces the edit touched, and gives exactly the count of
+ * the whole text. The memo holds flat copies of the pieces (never a view that keeps a document version alive)
+ * in two generations, the older dropped when the newer holds `maxChars` characters: bounded, and what is
+ * counted again stays.
+ */
+export class ChunkCounter {
+  private recent = new Map<string, number>();
+  private older = new Map<string, number>();
+  private recentChars = 0;
+
+  constructor(
+    readonly tok: Tokenizer,
+    private readonly maxChars = 8_000_000,
+  ) {}
+
+  count(text: string): number {
+    if (!this.tok.real || text.length <= COUNT_CHUNK_CHARS) return this.tok.count(text);
+    let n = 0;
+    let start = 0;
+    for (const end of countChunkEnds(text)) {
+      n += this.piece(text.slice(start, end));
+      start = end;
+    }
+    return n;
+  }
+
+  private piece(s: string): number {
+    let n = this.recent.get(s);
+    if (n !== undefined) return n;
+    n = this.older.get(s);
+    if (n === undefined) n = this.tok.count(s);
+    if (this.recentChars + s.length > this.maxChars) {
+      this.older = this.recent;
+      this.recent = new Map();
+      this.recentChars = 0;
+    }
+    this.recent.set(detach(s), n);
+    this.recentChars += s.length;
+    return n;
+  }
+}

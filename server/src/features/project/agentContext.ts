@@ -22,7 +22,7 @@ import { contextDiagnostics, type ContextDiagnostic, type InstructionCache } fro
 import { AGENT_NAMES, isContextCandidate, type AgentId, type LoadClass } from '../../core/context/agents';
 import { LineIndex } from '../../core/lineIndex';
 import { isMarkdownPath } from '../../core/files';
-import { tokenizer, DEFAULT_TOKENIZER, isTokenizerName } from '../../core/tokens';
+import { ChunkCounter, tokenizer, DEFAULT_TOKENIZER, isTokenizerName } from '../../core/tokens';
 import { EMPTY_CONFIG, isIgnored, type ToonLensConfig } from '../../core/config';
 import { ConfigLoader } from '../../node/config';
 import { readRepositoryContext, type RepositoryContext } from '../../node/contextFiles';
@@ -45,7 +45,10 @@ class FolderContext {
   private repo: Promise<RepositoryContext> | undefined;
   /** Parsed files (with their token counts) and their instructions by path: an edit redoes the edited file only. */
   private readonly views: ContextCache = new Map();
-  /** One counter per tokenizer: the views keep the counts of the counter that made them. */
+  /**
+   * One counter per tokenizer (the views keep the counts of the counter that made them); it remembers the counts
+   * of a file's pieces, so an edit of a large agent file recounts only the pieces the edit touched.
+   */
   private counter: { name: string; count: (text: string) => number } | undefined;
   private readonly units: InstructionCache = new Map();
   private computed: { key: string; value: Computed } | undefined;
@@ -94,9 +97,8 @@ class FolderContext {
     this.generation++;
   }
 
-  /** The model with the open documents' texts over the disk's. */
-  async compute(): Promise<Computed> {
-    const repo = await this.loadRepo();
+  /** The open documents of this folder by path, and the memo key of the model they and the disk make. */
+  private openTexts(): { open: Map<string, string>; key: string } {
     const open = new Map<string, string>();
     const versions: string[] = [];
     for (const doc of this.ctx.documents.all()) {
@@ -108,15 +110,29 @@ class FolderContext {
       open.set(p, doc.getText());
       versions.push(`${p}@${doc.version}`);
     }
-    const key = `${this.generation}|${versions.sort().join(',')}`;
+    return { open, key: `${this.generation}|${versions.sort().join(',')}` };
+  }
+
+  /**
+   * The model last computed, whether or not a text changed since (undefined before the first). What a code lens
+   * shows while typing: the debounced diagnostics pass computes the new one, and the lenses are refreshed then.
+   */
+  lastComputed(): Computed | undefined {
+    return this.computed?.value;
+  }
+
+  /** The model with the open documents' texts over the disk's. */
+  async compute(): Promise<Computed> {
+    const repo = await this.loadRepo();
+    const { open, key } = this.openTexts();
     if (this.computed?.key === key) return this.computed.value;
     const files = repo.files.map((f) => ({ path: f.path, text: open.get(f.path) ?? f.text }));
     for (const [p, text] of open) if (!repo.files.some((f) => f.path === p) && isContextCandidate(p, repo.options)) files.push({ path: p, text });
     const config = this.config ?? EMPTY_CONFIG;
     const name = isTokenizerName(config.tokenizer) ? config.tokenizer : DEFAULT_TOKENIZER;
     if (this.counter?.name !== name) {
-      const tok = tokenizer(name);
-      this.counter = { name, count: (text) => tok.count(text) };
+      const chunks = new ChunkCounter(tokenizer(name));
+      this.counter = { name, count: (text) => chunks.count(text) };
     }
     const model = contextModel({
       files,
@@ -227,6 +243,25 @@ export const agentContextFeature: FeatureModule = {
       return { start: idx.positionAt(start), end: idx.positionAt(end) };
     };
     const lastKey = new Map<string, string>();
+    /** The lens title each open document was last answered with; a recomputed model that changes one refreshes the lenses. */
+    const shownTitles = new Map<string, string | undefined>();
+    const refreshStaleLenses = (at: FolderContext, computed: Computed) => {
+      let stale = false;
+      for (const [uri, title] of shownTitles) {
+        if (!ctx.documents.get(uri)) {
+          shownTitles.delete(uri);
+          continue;
+        }
+        const o = folderOf(uri);
+        if (!o || o.folder !== at) continue;
+        const now = lensTitle(computed.model, o.rel, computed.byPath.get(o.rel) ?? []);
+        if (now !== title) {
+          stale = true;
+          shownTitles.set(uri, now);
+        }
+      }
+      if (stale) ctx.refreshCodeLenses();
+    };
 
     const toLsp = (doc: TextDocument, root: string, model: ContextModel, d: ContextDiagnostic): Diagnostic => {
       const related: DiagnosticRelatedInformation[] | undefined = d.related?.map((r) => ({ location: { uri: pathToFileURL(nodePath.join(root, r.path)).toString(), range: rangeIn(model, r.path, r.start, r.end) }, message: r.message }));
@@ -247,7 +282,9 @@ export const agentContextFeature: FeatureModule = {
         async provide(doc) {
           const at = folderOf(doc.uri);
           if (!at) return [];
-          const { model, byPath } = await serverWork.track(at.folder.compute());
+          const computed = await serverWork.track(at.folder.compute());
+          const { model, byPath } = computed;
+          refreshStaleLenses(at.folder, computed);
           const mine = byPath.get(at.rel) ?? [];
           // Another file's duplicates change with this one: refresh the open files whose diagnostics differ now.
           const key = JSON.stringify(mine.map((d) => [d.code, d.start, d.message]));
@@ -282,8 +319,13 @@ export const agentContextFeature: FeatureModule = {
       async codeLenses(doc) {
         const at = folderOf(doc.uri);
         if (!at) return [];
-        const { model, byPath } = await at.folder.compute();
+        // Never held up by a model being recomputed: an edit's lens request gets the last model's lens (the
+        // markdown lenses in the same answer wait for nothing else), and the diagnostics pass refreshes it.
+        // A document's first lens (just opened) waits for a model that has its text.
+        const held = shownTitles.has(doc.uri) ? at.folder.lastComputed() : undefined;
+        const { model, byPath } = held ?? (await at.folder.compute());
         const title = lensTitle(model, at.rel, byPath.get(at.rel) ?? []);
+        shownTitles.set(doc.uri, title);
         if (!title) return [];
         const lens: CodeLens = { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, command: { title, tooltip: lensTooltip(model, at.rel), command: AGENT_CONTEXT_COMMAND, arguments: [{ uri: doc.uri }] } };
         return [lens];
