@@ -179,6 +179,19 @@ describe('context diagnostics', () => {
     assert.deepEqual(contextDiagnostics(m), []);
   });
 
+  test('only files an agent loads with another are split into instructions; the cache forgets the rest', () => {
+    const rule = '- Never push directly to the main branch.\n';
+    const cache = new Map();
+    const alone = [{ path: 'AGENTS.md', text: `# Rules\n\n${rule}${rule}` }];
+    assert.deepEqual(contextDiagnostics(contextModel({ files: alone, count, agents: ['copilot'] }), {}, cache), []);
+    assert.equal(cache.size, 0, 'one file has no other copy to find: nothing is scanned');
+    const both = [...alone, { path: '.github/copilot-instructions.md', text: rule }];
+    assert.equal(contextDiagnostics(contextModel({ files: both, count, agents: ['copilot'] }), {}, cache).length, 3);
+    assert.deepEqual([...cache.keys()].sort(), ['.github/copilot-instructions.md', 'AGENTS.md']);
+    contextDiagnostics(contextModel({ files: alone, count, agents: ['copilot'] }), {}, cache);
+    assert.equal(cache.size, 0, 'a file that can no longer pair leaves the cache');
+  });
+
   test('over budget names the agent, the total and the budget; under budget says nothing', () => {
     const files = [{ path: 'CLAUDE.md', text: 'one two three four five six\n' }];
     const m = contextModel({ files, count, agents: ['claude-code'] });

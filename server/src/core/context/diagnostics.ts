@@ -88,9 +88,28 @@ export function contextDiagnostics(model: ContextModel, budgets: ContextBudgets 
     cache?.set(p, { text: t, units });
     return units;
   };
-  const inModel = new Set<string>();
-  for (const a of model.agents) for (const e of a.entries) if (!e.matchesNothing) inModel.add(e.path);
-  const groups = groupInstructions([...inModel].map((p) => ({ path: p, instructions: unitsOf(p) })));
+  // Per agent, which files it loads together (docs/agent-context.md#diagnostics): both eligible, one an anchor
+  // (paid on every request, or with a working path, loaded for it). Only a file that can pair with another is
+  // split into instructions: an agent with one eligible file, or none paid up front, has no duplicate to find.
+  type Load = { path: string; status: 1 | 2; always: boolean };
+  const loads: { agent: AgentId; files: Load[] }[] = [];
+  const paired = new Set<string>();
+  for (const a of model.agents) {
+    const files: Load[] = [];
+    let anchors = 0;
+    for (const e of a.entries) {
+      if (e.matchesNothing) continue;
+      const status = model.for !== '' ? (e.loaded ? 2 : e.class === 'on-use' ? 1 : 0) : e.class === 'always' ? 2 : 1;
+      if (status === 0) continue;
+      if (status === 2) anchors++;
+      files.push({ path: e.path, status, always: e.class === 'always' });
+    }
+    if (anchors === 0 || new Set(files.map((f) => f.path)).size < 2) continue;
+    loads.push({ agent: a.agent, files });
+    for (const f of files) paired.add(f.path);
+  }
+  if (cache) for (const p of cache.keys()) if (!paired.has(p)) cache.delete(p);
+  const groups = groupInstructions([...paired].map((p) => ({ path: p, instructions: unitsOf(p) })));
   /** Per copy (by number): every other copy an agent loads with it, in the order agents first name them, and which agents do. */
   type Other = { path: string; at: Instruction; exact: boolean; agents: AgentId[]; always: boolean };
   const dupes: { path: string; at: Instruction; others: Other[] }[] = [];
@@ -99,17 +118,13 @@ export function contextDiagnostics(model: ContextModel, budgets: ContextBudgets 
   groups.paths.forEach((p, i) => index.set(p, i));
   const status = new Uint8Array(groups.paths.length);
   const always = new Uint8Array(groups.paths.length);
-  for (const a of model.agents) {
-    // Which pairs this agent loads together (docs/agent-context.md#diagnostics): both eligible, one an anchor (paid
-    // on every request, or with a working path, loaded for it).
+  for (const l of loads) {
     status.fill(0);
     always.fill(0);
-    for (const e of a.entries) {
-      const i = index.get(e.path);
-      if (i === undefined || e.matchesNothing) continue;
-      if (model.for !== '') status[i] = e.loaded ? 2 : e.class === 'on-use' ? 1 : 0;
-      else status[i] = e.class === 'always' ? 2 : 1;
-      always[i] = e.class === 'always' ? 1 : 0;
+    for (const f of l.files) {
+      const i = index.get(f.path)!;
+      status[i] = f.status;
+      always[i] = f.always ? 1 : 0;
     }
     eachDuplicate(groups, status, (copy, other, exact) => {
       let d = dupes[dupeOf[copy.id]!];
@@ -121,9 +136,9 @@ export function contextDiagnostics(model: ContextModel, budgets: ContextBudgets 
       const otherPath = groups.paths[other.file]!;
       // At most one other copy per agent: a short list, searched in place.
       const o = d.others.find((x) => x.path === otherPath);
-      if (!o) d.others.push({ path: otherPath, at: other.at, exact, agents: [a.agent], always: both });
+      if (!o) d.others.push({ path: otherPath, at: other.at, exact, agents: [l.agent], always: both });
       else {
-        if (!o.agents.includes(a.agent)) o.agents.push(a.agent);
+        if (!o.agents.includes(l.agent)) o.agents.push(l.agent);
         o.always &&= both;
       }
     });
