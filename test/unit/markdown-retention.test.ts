@@ -125,6 +125,18 @@ test('a plan leaves its analyses compact: no detail held, the slice text kept', 
   assert.equal(body, JSON.stringify(planDocument(text).sections.find((s) => s.slice.kind === 'section')!.analysis.body));
 });
 
+
+test("the document's duplicate rules read each slice's rules once and leave every detail released", () => {
+  const rules = '- Always run the tests before you push a change.\n- Never commit secrets to the repository.\n';
+  const text = Array.from({ length: 12 }, (_, i) => `## Part ${i}\n\nSome words about part ${i}.\n\n${rules}`).join('\n');
+  const cache = new EngineCache();
+  const plan = cache.plan(text);
+  const found = plan.duplicates;
+  assert.equal(found.length, 22, 'every later copy of the two rules');
+  for (const s of plan.sections) assert.equal(holdsDetail(s.analysis), false, s.slice.heading ?? s.slice.kind);
+  assert.deepEqual(found, planDocument(text).duplicates);
+  assert.match(found[0]!.evidence, /^Always run the tests/);
+});
 test("planOnce (the CLI's plan) equals planDocument; beyond one run of slices it releases each run's details as it goes", async () => {
   const { markdownDocument } = await import('../../bench/markdown-gen');
   const large = markdownDocument(11, PLAN_RUN + 400, (PLAN_RUN + 400) * 120);

@@ -411,6 +411,13 @@ class Analysis implements SliceAnalysis {
     return new CandidateSet(bodyValue(parseSlice(raw, kind === 'section').blocks));
   }
 
+  /** The rules: the held detail's, else parsed for this read alone (the detail stays released). */
+  transientRules(): RuleRef[] {
+    if (this.detail) return this.detail.rules;
+    if (this.kind === 'frontmatter') return [];
+    return sliceRules(parseSlice(oneByte(this.raw), this.kind === 'section'), this.section);
+  }
+
   /** Whether the detail is held (tests observe the release). */
   get holdsDetail(): boolean {
     return this.detail !== null;
@@ -517,6 +524,11 @@ export function relocateAnalysis(a: SliceAnalysis, src: string, at: number): voi
 /** The slice's body candidates without keeping a rebuilt detail (Convert, hover, the hybrid: one read each). */
 export function bodyCandidatesOf(a: SliceAnalysis): CandidateSet {
   return a instanceof Analysis ? a.transientBodyCandidates() : a.bodyCandidates;
+}
+
+/** The slice's rules without keeping a rebuilt detail (the document's duplicates: one read each). */
+export function rulesOf(a: SliceAnalysis): RuleRef[] {
+  return a instanceof Analysis ? a.transientRules() : a.rules;
 }
 
 /**

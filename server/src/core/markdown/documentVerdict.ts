@@ -4,14 +4,15 @@
  */
 import { encode } from '@toon-format/toon';
 import { type Tokenizer } from '../tokens';
-import { analyzeSliceAt, countTokens, derivedModel, sliceSourceTokens, type SliceAnalysis } from './analysis';
+import { analyzeSliceAt, countTokens, derivedModel, rulesOf, sliceSourceTokens, type SliceAnalysis } from './analysis';
 import { decodesTo, delimitersFor, type CandidateSet, type DelimiterChar } from './candidate';
 import { coverageRatio } from './coverage';
 import type { JsonObject, JsonValue } from './model';
 import { profileName, addStats, emptyStats } from './stats';
 import { sliceDocument, type Slice } from './slices';
 import { buildVerdict, lowCoverageWarning, LOSSY_APPLIED, LOW_COVERAGE_THRESHOLD, type EngineMode, type SourceType, type VerdictProfile, type VerdictV1 } from './verdict';
-import { duplicateFinding, duplicateRuleWarning, findDuplicates, shiftWarning, type DuplicateFinding, type DuplicateMemo, type VerdictWarning } from './warnings';
+import { duplicateFinding, duplicateRuleWarning, findDuplicates, shiftWarning, type DuplicateFinding, type DuplicateMemo, type RuleRef, type VerdictWarning } from './warnings';
+import { detach } from './text';
 import type { EngineOptions } from './engineTypes';
 import { hasTarget, minTokenSavingsOf, minTokenSavingsPctOf, ratiosOf, targetMet, tokenizerOf } from './engineOptions';
 
@@ -150,12 +151,22 @@ function docProfile(d: DocAnalysis, sourceType: SourceType): VerdictProfile {
 export function docDuplicates(d: DocAnalysis): DuplicateFinding[] {
   const hits = findDuplicates(d.analyses.map((a) => a.dupKeys), d.duplicateMemo);
   if (hits.length === 0) return [];
+  // A slice's rules are parsed once for this call and dropped with it; the findings keep flat copies of their text.
+  const read = new Map<number, { rules: readonly RuleRef[]; charBase: number; lineBase: number; section: string }>();
   const slice = (g: number) => {
-    const a = d.analyses[g]!;
-    const s = d.slices[g]!;
-    return { rules: a.rules, charBase: s.charStart, lineBase: s.lineStart - 1, section: a.section };
+    let r = read.get(g);
+    if (!r) {
+      const a = d.analyses[g]!;
+      const s = d.slices[g]!;
+      read.set(g, (r = { rules: rulesOf(a), charBase: s.charStart, lineBase: s.lineStart - 1, section: a.section }));
+    }
+    return r;
   };
-  return hits.map((h) => duplicateFinding(h, slice));
+  return hits.map((h) => {
+    const f = duplicateFinding(h, slice);
+    f.evidence = detach(f.evidence);
+    return f;
+  });
 }
 
 /** Analysis warnings of the whole document, in whole-document coordinates. */
