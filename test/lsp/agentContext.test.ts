@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { FileChangeType, type CodeAction, type Diagnostic, type TextDocumentEdit } from 'vscode-languageserver-protocol';
-import { LspHarness, applyTextEdits } from './harness';
+import { LspHarness, applyTextEdits, busy } from './harness';
+import { FIRST_LENS_WAIT_MAX_CHARS } from '../../server/src/features/project/agentContext';
 import { FIXTURES } from '../paths';
 
 const MIXED = join(FIXTURES, 'context', 'mixed');
@@ -80,6 +81,25 @@ test('agent context in the editor: diagnostics, related copy, quick fix, lens, l
     const model = (await h.executeCommand('toonlens.agentContext', [{ uri: agents }])) as { schema_version: string; agents: { agent: string; files: { path: string }[] }[] };
     assert.equal(model.schema_version, 'context.v1');
     assert.ok(model.agents.find((a) => a.agent === 'codex')!.files.some((f) => f.path === 'AGENTS.md'));
+  } finally {
+    await h.shutdown();
+  }
+});
+
+test("a large agent file's first lenses do not wait for the context model; its lens comes with a refresh", async () => {
+  const h = await LspHarness.start();
+  try {
+    let text = '# Rules\n\n';
+    for (let i = 0; text.length <= FIRST_LENS_WAIT_MAX_CHARS; i++) text += `## Part ${i}\n\n- Rule number ${i} says what to do in part ${i}.\n\n`;
+    const agents = h.openFile('AGENTS.md', text, 'markdown');
+    const before = h.codeLensRefreshes;
+    const first = (await h.codeLenses(agents)) ?? [];
+    assert.equal(first.filter((l) => /^loaded by /.test(l.command?.title ?? '')).length, 0, 'answered before the model');
+    await h.waitIdle(busy(120_000));
+    assert.ok(h.codeLensRefreshes > before, 'the diagnostics pass asked for the lenses again');
+    const again = (await h.codeLenses(agents)) ?? [];
+    const lens = again.find((l) => l.range.start.line === 0 && /^loaded by /.test(l.command?.title ?? ''));
+    assert.match(lens?.command?.title ?? '', /^loaded by .*Codex.* · [\d,]+ tokens$/);
   } finally {
     await h.shutdown();
   }

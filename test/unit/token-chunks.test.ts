@@ -90,4 +90,19 @@ describe('token counts by pieces', () => {
     const estimate = tokenizer('estimate');
     assert.equal(new ChunkCounter(estimate).count(base), estimate.count(base), 'an estimate is not cut');
   });
+  test('warming in steps counts every piece once; the count after it only looks pieces up', () => {
+    const tok = tokenizer('o200k_base');
+    let calls = 0;
+    const spy: Tokenizer = { name: tok.name, estimator: tok.estimator, real: tok.real, count: (t: string) => (calls++, tok.count(t)) };
+    // Every piece distinct (a piece seen before is not counted again).
+    const text = Array.from({ length: 3000 }, (_, i) => `## Part ${i}\n\nLine ${i} of the text, with a few more words.\n`).join('\n');
+    const counter = new ChunkCounter(spy);
+    let steps = 0;
+    for (const _ of counter.warmSteps(text, 4 * COUNT_CHUNK_CHARS)) steps++;
+    assert.ok(steps >= 2, `${steps} steps`);
+    const warmed = calls;
+    assert.equal(counter.count(text), tok.count(text));
+    assert.equal(calls, warmed, 'no piece counted twice');
+    assert.equal([...counter.warmSteps(text)].length, 0, 'a warmed text has nothing left to count');
+  });
 });

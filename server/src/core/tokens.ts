@@ -259,6 +259,28 @@ export class ChunkCounter {
     return n;
   }
 
+  /**
+   * Counts the pieces of `text` this counter does not hold yet, a bounded amount of new counting per step: a
+   * later {@link count} of the same text then only looks its pieces up. What a caller that must not block runs
+   * first, in turns.
+   */
+  *warmSteps(text: string, charsPerStep = COUNT_CHUNK_CHARS * 8): Generator<void, void, void> {
+    if (!this.tok.real || text.length <= COUNT_CHUNK_CHARS) return;
+    let start = 0;
+    let fresh = 0;
+    for (const end of countChunkEnds(text)) {
+      const s = text.slice(start, end);
+      start = end;
+      if (this.recent.has(s)) continue;
+      this.piece(s);
+      fresh += s.length;
+      if (fresh >= charsPerStep) {
+        fresh = 0;
+        yield;
+      }
+    }
+  }
+
   private piece(s: string): number {
     let n = this.recent.get(s);
     if (n !== undefined) return n;

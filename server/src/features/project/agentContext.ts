@@ -16,10 +16,11 @@ import { CodeActionKind, DiagnosticSeverity, FileChangeType, type CodeAction, ty
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { FeatureContext, FeatureModule } from '../../lsp/feature';
 import { serverWork } from '../../lsp/idle';
+import { runSliced } from '../../lsp/timeSlice';
 import { trustedEdits } from '../../lsp/codeActions';
 import { contextModel, type ContextCache, type ContextModel } from '../../core/context/model';
 import { contextDiagnostics, type ContextDiagnostic, type InstructionCache } from '../../core/context/diagnostics';
-import { AGENT_NAMES, isContextCandidate, type AgentId, type LoadClass } from '../../core/context/agents';
+import { AGENT_NAMES, isContextCandidate, type AgentId, type AgentOptions, type LoadClass } from '../../core/context/agents';
 import { LineIndex } from '../../core/lineIndex';
 import { isMarkdownPath } from '../../core/files';
 import { ChunkCounter, tokenizer, DEFAULT_TOKENIZER, isTokenizerName } from '../../core/tokens';
@@ -40,6 +41,9 @@ interface Computed {
   byPath: Map<string, ContextDiagnostic[]>;
 }
 
+/** Above this many characters a document's first context lens does not wait for the model to be computed. */
+export const FIRST_LENS_WAIT_MAX_CHARS = 256 * 1024;
+
 /** One workspace folder's agent files and the model computed from them. */
 class FolderContext {
   private repo: Promise<RepositoryContext> | undefined;
@@ -49,10 +53,12 @@ class FolderContext {
    * One counter per tokenizer (the views keep the counts of the counter that made them); it remembers the counts
    * of a file's pieces, so an edit of a large agent file recounts only the pieces the edit touched.
    */
-  private counter: { name: string; count: (text: string) => number } | undefined;
+  private counter: { name: string; chunks: ChunkCounter; count: (text: string) => number } | undefined;
   private readonly units: InstructionCache = new Map();
   private computed: { key: string; value: Computed } | undefined;
   private config: ToonLensConfig | undefined;
+  /** The repository's agent options, once read (file names from its settings). */
+  private options: AgentOptions = {};
   /** Bumped on every change of a held text; part of the memo key. */
   private generation = 0;
 
@@ -121,9 +127,20 @@ class FolderContext {
     return this.computed?.value;
   }
 
+  /**
+   * Whether an agent may load the file at `rel`: a name or folder an agent's conventions read, or a file the last
+   * model holds (an import). Any other file's lens needs no model.
+   */
+  mayLoad(rel: string): boolean {
+    if (isContextCandidate(rel, this.options)) return true;
+    const m = this.computed?.value.model;
+    return m !== undefined && (m.agents.some((a) => a.entries.some((e) => e.path === rel)) || m.unreachable.some((u) => u.path === rel));
+  }
+
   /** The model with the open documents' texts over the disk's. */
   async compute(): Promise<Computed> {
     const repo = await this.loadRepo();
+    this.options = repo.options;
     const { open, key } = this.openTexts();
     if (this.computed?.key === key) return this.computed.value;
     const files = repo.files.map((f) => ({ path: f.path, text: open.get(f.path) ?? f.text }));
@@ -132,13 +149,18 @@ class FolderContext {
     const name = isTokenizerName(config.tokenizer) ? config.tokenizer : DEFAULT_TOKENIZER;
     if (this.counter?.name !== name) {
       const chunks = new ChunkCounter(tokenizer(name));
-      this.counter = { name, count: (text) => chunks.count(text) };
+      // One function per counter: the parsed files keep the counts of the function that made them.
+      this.counter = { name, chunks, count: (text) => chunks.count(text) };
     }
+    // The open texts' pieces are counted first, in turns (a large agent file is never one long count); the
+    // model's counts below then find them in the counter's memo.
+    const { chunks, count } = this.counter;
+    for (const f of files) if (open.has(f.path)) await runSliced(chunks.warmSteps(f.text), () => undefined);
     const model = contextModel({
       files,
       allPaths: repo.allPaths,
       read: (p) => open.get(p) ?? repo.read(p),
-      count: this.counter.count,
+      count,
       options: repo.options,
       cache: this.views,
     });
@@ -321,8 +343,13 @@ export const agentContextFeature: FeatureModule = {
         if (!at) return [];
         // Never held up by a model being recomputed: an edit's lens request gets the last model's lens (the
         // markdown lenses in the same answer wait for nothing else), and the diagnostics pass refreshes it.
-        // A document's first lens (just opened) waits for a model that has its text.
+        // A document's first lens (just opened) waits for a model that has its text, unless the document is large
+        // or no agent may load it: then the lens comes with the diagnostics pass's model, as an edit's does.
         const held = shownTitles.has(doc.uri) ? at.folder.lastComputed() : undefined;
+        if (!held && (doc.getText().length > FIRST_LENS_WAIT_MAX_CHARS || !at.folder.mayLoad(at.rel))) {
+          shownTitles.set(doc.uri, undefined);
+          return [];
+        }
         const { model, byPath } = held ?? (await at.folder.compute());
         const title = lensTitle(model, at.rel, byPath.get(at.rel) ?? []);
         shownTitles.set(doc.uri, title);
