@@ -242,6 +242,8 @@ export class ChunkCounter {
   private recent = new Map<string, number>();
   private older = new Map<string, number>();
   private recentChars = 0;
+  /** The last text {@link warmSteps} went through, with its count (the same string object: no copy). */
+  private warmed: { text: string; count: number } | undefined;
 
   constructor(
     readonly tok: Tokenizer,
@@ -250,6 +252,7 @@ export class ChunkCounter {
 
   count(text: string): number {
     if (!this.tok.real || text.length <= COUNT_CHUNK_CHARS) return this.tok.count(text);
+    if (this.warmed?.text === text) return this.warmed.count;
     let n = 0;
     let start = 0;
     for (const end of countChunkEnds(text)) {
@@ -260,25 +263,33 @@ export class ChunkCounter {
   }
 
   /**
-   * Counts the pieces of `text` this counter does not hold yet, a bounded amount of new counting per step: a
-   * later {@link count} of the same text then only looks its pieces up. What a caller that must not block runs
-   * first, in turns.
+   * Counts the pieces of `text` this counter does not hold yet, a bounded amount of work per step (new counting,
+   * or pieces looked up): a later {@link count} of the same text then answers from what the steps summed. What a
+   * caller that must not block runs first, in turns.
    */
   *warmSteps(text: string, charsPerStep = COUNT_CHUNK_CHARS * 8): Generator<void, void, void> {
-    if (!this.tok.real || text.length <= COUNT_CHUNK_CHARS) return;
+    if (!this.tok.real || text.length <= COUNT_CHUNK_CHARS || this.warmed?.text === text) return;
     let start = 0;
     let fresh = 0;
+    let scanned = 0;
+    let n = 0;
     for (const end of countChunkEnds(text)) {
       const s = text.slice(start, end);
+      scanned += end - start;
       start = end;
-      if (this.recent.has(s)) continue;
-      this.piece(s);
-      fresh += s.length;
-      if (fresh >= charsPerStep) {
+      const known = this.recent.get(s);
+      if (known !== undefined) n += known;
+      else {
+        n += this.piece(s);
+        fresh += s.length;
+      }
+      if (fresh >= charsPerStep || scanned >= charsPerStep * 4) {
         fresh = 0;
+        scanned = 0;
         yield;
       }
     }
+    this.warmed = { text, count: n };
   }
 
   private piece(s: string): number {

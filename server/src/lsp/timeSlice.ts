@@ -28,11 +28,18 @@ export function isCancellation(err: unknown): boolean {
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
+ * Turns of the event loop between two turns of background work: the connection handles one queued message per
+ * turn of the loop, so a burst of requests (the lens resolves of a screen) passes before the work goes on.
+ */
+export const BACKGROUND_PAUSE_TURNS = 32;
+
+/**
  * Runs `steps` to its end in turns of at most TURN_MS. Before each turn `stop()` is asked;
  * when it answers an error, the generator is closed and the promise rejects with that error.
- * `onTurn` sees the last value yielded before each pause (progress).
+ * `onTurn` sees the last value yielded before each pause (progress). Work no request waits for passes
+ * `pauseTurns` ({@link BACKGROUND_PAUSE_TURNS}): between its turns the event loop turns that many times.
  */
-export async function runSliced<T, P>(steps: Generator<P, T, void>, stop: () => Error | undefined, onTurn?: (progress: P) => void): Promise<T> {
+export async function runSliced<T, P>(steps: Generator<P, T, void>, stop: () => Error | undefined, onTurn?: (progress: P) => void, pauseTurns = 1): Promise<T> {
   for (;;) {
     const start = performance.now();
     const deadline = start + TURN_MS;
@@ -41,7 +48,7 @@ export async function runSliced<T, P>(steps: Generator<P, T, void>, stop: () => 
     recordTurn(performance.now() - start);
     if (r.done) return r.value;
     onTurn?.(r.value);
-    await nextTurn();
+    for (let i = 0; i < pauseTurns; i++) await nextTurn();
     const err = stop();
     if (err) {
       steps.return(undefined as T);

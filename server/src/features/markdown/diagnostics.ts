@@ -24,7 +24,7 @@ import { toLspDiagnostic } from '../../lsp/diagnostics';
 import { charsChange, fmtInt, isMarkdownDocument, isToonDocument, markdownPlans, overSizeLimit, planState, planTokenSavings, savesOrCosts } from './plans';
 import { markdownFences } from './fences';
 import type { StatusParams } from '../../protocol/commands';
-import { contentModified, nextTurn, runSliced } from '../../lsp/timeSlice';
+import { BACKGROUND_PAUSE_TURNS, contentModified, nextTurn, runSliced } from '../../lsp/timeSlice';
 import { jsonAnalyzer } from '../json/documents';
 import { serverWork } from '../../lsp/idle';
 import { shortName } from '../../lsp/progress';
@@ -123,8 +123,9 @@ export const markdownDiagnosticsFeature: FeatureModule = {
           const late = superseded();
           if (late) throw late;
           const options = { path: doc.uri, agentFile: settings.project?.agentFile, tokenNotes: settings.tokenNotesAsDiagnostics };
-          const core = await runSliced(markdownDiagnosticSteps(text, plan, fences, (offset) => doc.positionAt(offset).line, options), superseded);
-          return runSliced(toLspSteps(doc, core), superseded);
+          // Background work: a burst of requests (a screen's lens resolves) passes between its turns.
+          const core = await runSliced(markdownDiagnosticSteps(text, plan, fences, (offset) => doc.positionAt(offset).line, options), superseded, undefined, BACKGROUND_PAUSE_TURNS);
+          return runSliced(toLspSteps(doc, core), superseded, undefined, BACKGROUND_PAUSE_TURNS);
         },
       },
     };

@@ -9,7 +9,7 @@ import type { CancellationToken } from 'vscode-languageserver/node';
 import { beginBackgroundProgress, shortName, type ProgressContext } from '../../lsp/progress';
 import { EngineCache, runSteps, toonFenceDiagnosticSteps, type EngineOptions, type PlanProgress, type PlanResult, type SectionResult, type TokenFigures } from '../../core/markdown/engine';
 import type { CoreDiagnostic } from '../../core/types';
-import { contentModified, isCancellation, runSliced, untilCancelled } from '../../lsp/timeSlice';
+import { BACKGROUND_PAUSE_TURNS, contentModified, isCancellation, runSliced, untilCancelled } from '../../lsp/timeSlice';
 import { serverWork } from '../../lsp/idle';
 import { onePerServer, type FeatureContext } from '../../lsp/feature';
 import { DEFAULT_SETTINGS, type ToonLensSettings } from '../../lsp/settings';
@@ -240,7 +240,7 @@ export class MarkdownPlans {
   async fenceDiagnostics(doc: TextDocument, plan: PlanResult): Promise<CoreDiagnostic[]> {
     const st = this.state(doc.uri);
     const version = doc.version;
-    return serverWork.track(runSliced(toonFenceDiagnosticSteps(plan), () => (this.docs.get(doc.uri) !== st || (st.done && st.done.version !== version) ? contentModified() : undefined)));
+    return serverWork.track(runSliced(toonFenceDiagnosticSteps(plan), () => (this.docs.get(doc.uri) !== st || (st.done && st.done.version !== version) ? contentModified() : undefined), undefined, BACKGROUND_PAUSE_TURNS));
   }
 
   /** Whether a document's text waits to be held compactly ({@link compactIdle}). */

@@ -16,7 +16,7 @@ import { CodeActionKind, DiagnosticSeverity, FileChangeType, type CodeAction, ty
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { FeatureContext, FeatureModule } from '../../lsp/feature';
 import { serverWork } from '../../lsp/idle';
-import { runSliced } from '../../lsp/timeSlice';
+import { contentModified, runSliced } from '../../lsp/timeSlice';
 import { trustedEdits } from '../../lsp/codeActions';
 import { contextModel, type ContextCache, type ContextModel } from '../../core/context/model';
 import { contextDiagnostics, type ContextDiagnostic, type InstructionCache } from '../../core/context/diagnostics';
@@ -137,8 +137,11 @@ class FolderContext {
     return m !== undefined && (m.agents.some((a) => a.entries.some((e) => e.path === rel)) || m.unreachable.some((u) => u.path === rel));
   }
 
-  /** The model with the open documents' texts over the disk's. */
-  async compute(): Promise<Computed> {
+  /**
+   * The model with the open documents' texts over the disk's. `stop` is asked between turns of the counting (a
+   * diagnostics pass for a version already replaced gives up there: the next version's pass computes).
+   */
+  async compute(stop: () => Error | undefined = () => undefined): Promise<Computed> {
     const repo = await this.loadRepo();
     this.options = repo.options;
     const { open, key } = this.openTexts();
@@ -155,7 +158,7 @@ class FolderContext {
     // The open texts' pieces are counted first, in turns (a large agent file is never one long count); the
     // model's counts below then find them in the counter's memo.
     const { chunks, count } = this.counter;
-    for (const f of files) if (open.has(f.path)) await runSliced(chunks.warmSteps(f.text), () => undefined);
+    for (const f of files) if (open.has(f.path)) await runSliced(chunks.warmSteps(f.text), stop);
     const model = contextModel({
       files,
       allPaths: repo.allPaths,
@@ -304,7 +307,11 @@ export const agentContextFeature: FeatureModule = {
         async provide(doc) {
           const at = folderOf(doc.uri);
           if (!at) return [];
-          const computed = await serverWork.track(at.folder.compute());
+          const superseded = () => {
+            const open = ctx.documents.get(doc.uri);
+            return open && open.version !== doc.version ? contentModified() : undefined;
+          };
+          const computed = await serverWork.track(at.folder.compute(superseded));
           const { model, byPath } = computed;
           refreshStaleLenses(at.folder, computed);
           const mine = byPath.get(at.rel) ?? [];
@@ -345,12 +352,14 @@ export const agentContextFeature: FeatureModule = {
         // markdown lenses in the same answer wait for nothing else), and the diagnostics pass refreshes it.
         // A document's first lens (just opened) waits for a model that has its text, unless the document is large
         // or no agent may load it: then the lens comes with the diagnostics pass's model, as an edit's does.
-        const held = shownTitles.has(doc.uri) ? at.folder.lastComputed() : undefined;
-        if (!held && (doc.getText().length > FIRST_LENS_WAIT_MAX_CHARS || !at.folder.mayLoad(at.rel))) {
+        let computed: Computed | undefined;
+        if (shownTitles.has(doc.uri)) computed = at.folder.lastComputed();
+        else if (doc.getText().length <= FIRST_LENS_WAIT_MAX_CHARS && at.folder.mayLoad(at.rel)) computed = await at.folder.compute();
+        if (!computed) {
           shownTitles.set(doc.uri, undefined);
           return [];
         }
-        const { model, byPath } = held ?? (await at.folder.compute());
+        const { model, byPath } = computed;
         const title = lensTitle(model, at.rel, byPath.get(at.rel) ?? []);
         shownTitles.set(doc.uri, title);
         if (!title) return [];
