@@ -104,7 +104,8 @@ export function contextDiagnostics(model: ContextModel, budgets: ContextBudgets 
       if (status === 2) anchors++;
       files.push({ path: e.path, status, always: e.class === 'always' });
     }
-    if (anchors === 0 || new Set(files.map((f) => f.path)).size < 2) continue;
+    // An agent's entries name each path once (a file loaded twice is one entry).
+    if (anchors === 0 || files.length < 2) continue;
     loads.push({ agent: a.agent, files });
     for (const f of files) paired.add(f.path);
   }
