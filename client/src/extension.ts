@@ -8,6 +8,8 @@ import {
   ExecuteCommandRequest,
   LanguageClient,
   TransportKind,
+  type CancellationToken,
+  type MessageSignature,
   WorkDoneProgress,
   type DocumentSelector,
   type LanguageClientOptions,
@@ -39,7 +41,28 @@ import { SERVER_EXEC_ARGV, serverEnvAdditions } from '../../server/src/protocol/
 import { MCP_PROVIDER_ID, MCP_SERVER_LABEL, mcpServerLaunch } from '../../server/src/protocol/mcp';
 import { AgentContextView, type ShownRow } from './agentContextView';
 
-let client: LanguageClient | undefined;
+/**
+ * The language client, told when it is being stopped for good (a restart or the window closing). A request the
+ * editor made just before that can still fail inside the client library while it stops: sent after the shutdown
+ * (the server answers InvalidRequest, as the protocol says), on a closed connection, or before its connection is
+ * gone. Nobody waits for that answer, so it ends as an empty one, as the library does for requests a disposed
+ * connection rejects; an error in the log or a notification would report a failure that is not one.
+ */
+class ToonLensClient extends LanguageClient {
+  private retiring = false;
+
+  retire(timeoutMs?: number): Promise<void> {
+    this.retiring = true;
+    return this.stop(timeoutMs);
+  }
+
+  override handleFailedRequest<T>(type: MessageSignature, token: CancellationToken | undefined, error: unknown, defaultValue: T, showNotification?: boolean, throwOnCancel?: boolean): T {
+    if (this.retiring) return defaultValue;
+    return super.handleFailedRequest(type, token, error, defaultValue, showNotification, throwOnCancel);
+  }
+}
+
+let client: ToonLensClient | undefined;
 /** The server's latest status per document URI (shown only while that document is active). */
 const statusByUri = new Map<string, StatusParams>();
 
@@ -68,7 +91,7 @@ function showStatus(status: StatusBarItem): void {
   status.show();
 }
 
-function createClient(context: ExtensionContext, status: StatusBarItem): LanguageClient {
+function createClient(context: ExtensionContext, status: StatusBarItem): ToonLensClient {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   // The server is spoken to over stdio, where it reads with its own message reader (server/src/node/
   // stdioTransport.ts: the body decoded as one-byte ASCII JSON). Over node IPC, Node's own channel decodes every
@@ -96,7 +119,7 @@ function createClient(context: ExtensionContext, status: StatusBarItem): Languag
     synchronize: { fileEvents: workspace.createFileSystemWatcher(WATCH_GLOB) },
     initializationOptions,
   };
-  const c = new LanguageClient('toonlens', 'ToonLens', serverOptions, clientOptions);
+  const c = new ToonLensClient('toonlens', 'ToonLens', serverOptions, clientOptions);
   c.onNotification(STATUS_NOTIFICATION, (p: StatusParams) => {
     if (stopping) return; // the status item is being disposed with the window
     if (p.uri) statusByUri.set(p.uri, p);
@@ -115,7 +138,7 @@ async function restart(context: ExtensionContext, status: StatusBarItem): Promis
   client = undefined;
   statusByUri.clear();
   showStatus(status);
-  if (old) await old.stop().catch(() => undefined);
+  if (old) await old.retire().catch(() => undefined);
   client = createClient(context, status);
   await client.start();
 }
@@ -350,5 +373,5 @@ export function deactivate(): Thenable<void> | undefined {
   const c = client;
   client = undefined;
   // Shutdown, then exit, bounded: an error at window close helps nobody (the server exits with its stdin anyway).
-  return c?.stop(2000).catch(() => undefined);
+  return c?.retire(2000).catch(() => undefined);
 }

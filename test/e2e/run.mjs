@@ -302,6 +302,19 @@ function extensionHostLogs(dataDir) {
 
 const read = (p) => (fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : '');
 const ERROR_LINE = /^\S+ \S+ \[error\]/;
+const LOG_LINE = /^\d{4}-\d\d-\d\d \S+ \[/;
+/** Each error entry of a log: its line and the detail lines under it (message, code, stack), at most 6. */
+function errorEntries(text) {
+  const lines = text.split('\n');
+  const out = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!ERROR_LINE.test(lines[i])) continue;
+    const detail = [];
+    for (let j = i + 1; j < lines.length && detail.length < 6 && lines[j] !== '' && !LOG_LINE.test(lines[j]); j++) detail.push(lines[j]);
+    out.push([lines[i], ...detail].join('\n    '));
+  }
+  return out;
+}
 
 /**
  * Waits until every extension host of the server's windows logged its exit (the window closed), then
@@ -319,8 +332,8 @@ async function closeErrors(server) {
   for (const l of logs) {
     if (!exited(l)) errors.push(`${l.host}: the extension host did not exit within 20 s of the window closing`);
     else if (!/exiting with code 0\b/.test(read(l.host))) errors.push(`${l.host}: ${read(l.host).match(/.*exiting with code.*/)?.[0]}`);
-    for (const line of read(l.host).split('\n')) if (ERROR_LINE.test(line) && /toonlens/i.test(line)) errors.push(`${l.host}: ${line}`);
-    for (const o of l.ours) for (const line of read(o).split('\n')) if (ERROR_LINE.test(line)) errors.push(`${o}: ${line}`);
+    for (const e of errorEntries(read(l.host))) if (/toonlens/i.test(e.split('\n')[0])) errors.push(`${l.host}: ${e}`);
+    for (const o of l.ours) for (const e of errorEntries(read(o))) errors.push(`${o}: ${e}`);
   }
   return errors;
 }

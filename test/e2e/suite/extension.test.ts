@@ -232,8 +232,26 @@ describe('ToonLens in a real VS Code', () => {
     const all = await vscode.commands.getCommands(true);
     for (const c of contributed) assert.ok(all.includes(c.command), `${c.command} is registered`);
     await vscode.commands.executeCommand('toonlens.showOutput');
-    await vscode.commands.executeCommand('toonlens.restartServer');
+    // The editor keeps asking for code actions while the server restarts; a request that reaches the old server
+    // after its shutdown must end as a cancelled request, not as an error in the log (run.mjs reads the logs).
     const doc = await open('AGENTS.md');
+    let restarted = false;
+    const asked: Thenable<unknown>[] = [];
+    const asking = (async () => {
+      // A new request every turn of the extension host's loop, answered or not, until the new server is up.
+      while (!restarted && asked.length < 5000) {
+        // The editor cancels a request whose provider goes away; only an error logged for it would be a failure.
+        asked.push(vscode.commands.executeCommand('vscode.executeCodeActionProvider', doc.uri, new vscode.Range(0, 0, 0, 0)).then(undefined, (err: Error) => {
+          if (err?.name !== 'Canceled') throw err;
+        }));
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    await vscode.commands.executeCommand('toonlens.restartServer');
+    restarted = true;
+    await asking;
+    await Promise.all(asked);
+    console.log(`      code-action requests during the restart: ${asked.length}`);
     await lenses(doc, (l) => l.some((x) => /^TOON plan:/.test(x.command?.title ?? '')));
   });
 });
