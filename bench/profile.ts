@@ -3,17 +3,18 @@
  * `node --cpu-prof`, and prints the top self-time functions.
  *
  *   node --import tsx bench/profile.ts report|plan|producer|markdown|edit [iterations]
+ * With PROFILE_REAL=1, `markdown` and `edit` run on the real 1 MB markdown (the producer corpus repeated).
  */
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATA_DIR, REPO_ROOT, markdown1MB, plan15MB, producerPlan14MB, report10MB } from './data';
+import { DATA_DIR, REPO_ROOT, corpusMarkdown1MB, markdown1MB, plan15MB, producerPlan14MB, report10MB } from './data';
 import { summarize } from './cpuprofile';
 
 const what = process.argv[2] ?? 'report';
 const iterations = Number(process.argv[3] ?? 5);
-const input = what === 'report' ? report10MB() : what === 'plan' ? plan15MB() : what === 'producer' ? producerPlan14MB() : markdown1MB();
+const input = what === 'report' ? report10MB() : what === 'plan' ? plan15MB() : what === 'producer' ? producerPlan14MB() : process.env.PROFILE_REAL ? corpusMarkdown1MB() : markdown1MB();
 const dir = join(DATA_DIR, 'profile');
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
