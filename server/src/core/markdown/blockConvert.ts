@@ -71,12 +71,10 @@ export function blockConversion(raw: string, parsed: ParsedSlice, o: BlockOption
     const end = lines.contentEnd(to - 1);
     const original = raw.slice(start, end);
     const value = bodyValue([b]);
-    const json = JSON.stringify(value);
-    // The fence stands for the block as it reads alone (what Revert renders and a reader sees).
-    const alone = parseSlice(original, false);
-    if (JSON.stringify(bodyValue(alone.blocks)) !== json) return;
-    // The fewest tokens among the encodings that decode (ties in delimiter order): counted first, then decoded from
-    // the cheapest on, so a block is decoded once unless its cheapest encoding fails.
+    // The fewest tokens among the encodings that decode (ties in delimiter order), if that saves the token floor.
+    // The floor is monotone in the fence's tokens, so the encodings that pass it are a prefix of the ranking: the
+    // answer is the first of that prefix that decodes. The checks that cost most run last, on that prefix only:
+    // the block read alone, then the decode from the cheapest on.
     const ranked: { toon: string; delimiter: DelimiterChar; tokens: number }[] = [];
     for (const d of o.delims) {
       const t = safeEncode(value, d);
@@ -84,9 +82,15 @@ export function blockConversion(raw: string, parsed: ParsedSlice, o: BlockOption
       ranked.push({ toon: t, delimiter: d, tokens: o.tok.count(blockFenceText(t, eol)) });
     }
     ranked.sort((x, y) => x.tokens - y.tokens);
-    const best = ranked.find((r) => decodesTo(r.toon, json));
+    const source = o.tok.count(original);
+    const passing = ranked.filter((r) => !underTokenFloor(source, r.tokens, Math.max(1, o.minTokens), o.minPct));
+    if (passing.length === 0) return;
+    const json = JSON.stringify(value);
+    // The fence stands for the block as it reads alone (what Revert renders and a reader sees).
+    const alone = parseSlice(original, false);
+    if (JSON.stringify(bodyValue(alone.blocks)) !== json) return;
+    const best = passing.find((r) => decodesTo(r.toon, json));
     if (best === undefined) return;
-    if (underTokenFloor(o.tok.count(original), best.tokens, Math.max(1, o.minTokens), o.minPct)) return;
     blocks.push({ start, end, kind: b.kind as BlockFence['kind'], toon: best.toon, delimiter: best.delimiter, original });
   });
   if (blocks.length === 0) return null;
