@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { ChunkCounter, COUNT_CHUNK_CHARS, countChunkEnds, isCountBoundary, tokenizer, type Tokenizer } from '../../server/src/core/tokens';
 import { FIXTURES, REPO_ROOT } from '../paths';
+import { planDocument, planTextTokens } from '../../server/src/core/markdown/engine';
 
 const ENCODINGS = ['o200k_base', 'cl100k_base'] as const;
 
@@ -54,6 +55,29 @@ describe('token counts by pieces', () => {
       }
     });
   }
+
+  test(`a plan's slice counts: where they stand for the whole text, they are its count (every fixture, both encodings)`, () => {
+    const files = [...markdownFiles(FIXTURES), ...markdownFiles(join(REPO_ROOT, 'examples'))];
+    let read = 0;
+    for (const name of ENCODINGS) {
+      const tok = tokenizer(name);
+      for (const f of files) {
+        const text = readFileSync(f, 'utf8');
+        const n = planTextTokens(planDocument(text, { tokenizer: name }), text);
+        if (n === undefined) continue;
+        read++;
+        assert.equal(n, tok.count(text), `${name} ${f}`);
+      }
+    }
+    // Most documents cut at their headings only where counting is additive.
+    assert.ok(read > files.length, `${read} of ${2 * files.length} plans read`);
+    const indented = '# A\n\ntext\n\n   # B\n\nmore\n';
+    assert.equal(planTextTokens(planDocument(indented), indented), undefined, 'an indented heading is no count boundary');
+    const plain = '# A\n\ntext\n\n# B\n\nmore\n';
+    assert.equal(planTextTokens(planDocument(plain), plain), tokenizer('o200k_base').count(plain));
+    assert.equal(planTextTokens(planDocument(plain, { tokenizer: 'estimate' }), plain), undefined, 'an estimate is not additive');
+    assert.equal(planTextTokens(planDocument(plain), plain + 'x'), undefined, 'another text');
+  });
 
   test('pieces: cut by content (headings, after blank lines), long runs without one cut past the bound', () => {
     const para = 'word '.repeat(40) + '\n';

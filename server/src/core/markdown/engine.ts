@@ -35,6 +35,7 @@ import type { EngineOptions, PlanResult, SectionResult } from './engineTypes';
 import { analyzeDocument, documentVerdict, freshAnalyze } from './documentVerdict';
 import { buildPlan } from './planBuild';
 import { EngineCache, PLAN_RUN } from './engineCache';
+import { isCountBoundary, tokenizer } from '../tokens';
 
 export type { EngineMode, VerdictV1, VerdictWarning, Slice, ContextPlan, PlanSection };
 export type { BlockSummary, EngineOptions, PlanProgress, PlanResult, SectionResult, TokenFigures } from './engineTypes';
@@ -69,6 +70,23 @@ export function planOnce(text: string, opts: EngineOptions = {}): PlanResult {
   const slices = sliceDocument(t);
   if (slices.length <= PLAN_RUN) return buildPlan(analyzeDocument(t, freshAnalyze, undefined, slices), opts);
   return new EngineCache().plan(t, opts);
+}
+
+/**
+ * The token count of the text a plan was made of, read off the plan: the sum of its slices' counts. That is exactly
+ * the count of the whole text when the tokenizer is a real one and every slice after the first starts where
+ * counting is additive ({@link isCountBoundary}); undefined otherwise (an estimate, an indented heading, a slice
+ * after frontmatter that starts with a blank line), and when the slices do not cover `text` end to end.
+ */
+export function planTextTokens(plan: PlanResult, text: string): number | undefined {
+  if (!tokenizer(plan.tokenizer).real) return undefined;
+  let at = 0;
+  for (const s of plan.sections) {
+    if (s.slice.charStart !== at || (at > 0 && !isCountBoundary(text, at))) return undefined;
+    at = s.slice.charEnd;
+  }
+  if (at !== text.length) return undefined;
+  return plan.tokens.source;
 }
 
 /** The edit that converts one section of a plan in place: exactly its segment, whole body or by block. */

@@ -7,7 +7,7 @@ import { formatInt, formatPercent } from '../../core/format';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CancellationToken } from 'vscode-languageserver/node';
 import { beginBackgroundProgress, shortName, type ProgressContext } from '../../lsp/progress';
-import { EngineCache, runSteps, toonFenceDiagnosticSteps, type EngineOptions, type PlanProgress, type PlanResult, type SectionResult, type TokenFigures } from '../../core/markdown/engine';
+import { EngineCache, planTextTokens, runSteps, toonFenceDiagnosticSteps, type EngineOptions, type PlanProgress, type PlanResult, type SectionResult, type TokenFigures } from '../../core/markdown/engine';
 import type { CoreDiagnostic } from '../../core/types';
 import { BACKGROUND_PAUSE_TURNS, contentModified, isCancellation, runSliced, untilCancelled } from '../../lsp/timeSlice';
 import { serverWork } from '../../lsp/idle';
@@ -19,6 +19,7 @@ import { addIdleTask, releasedHeap } from '../../node/idleGc';
 import { ServerTextDocument } from '../../lsp/textDocument';
 import { forgetLastMatch } from '../../core/markdown/text';
 import { isMarkdownPath, isToonPath } from '../../core/files';
+import type { TokenizerName } from '../../core/tokens';
 import { errorMessage } from '../../core/errors';
 
 /**
@@ -234,6 +235,21 @@ export class MarkdownPlans {
     // Nobody may be waiting (a superseded run): never an unhandled rejection.
     serverWork.track(run.promise).catch(() => undefined);
     st.run = run;
+  }
+
+  /**
+   * The token count of `doc`'s current text under `tokenizer`, read off its plan when that plan is known or being
+   * made (awaited then) and stands for the whole text (planTextTokens); undefined when there is none, it
+   * failed or was superseded, or it counted with another tokenizer. Never starts a plan.
+   */
+  async textTokens(doc: TextDocument, tokenizer: TokenizerName): Promise<number | undefined> {
+    const st = this.docs.get(doc.uri);
+    const version = doc.version;
+    if (!st) return undefined;
+    let plan = st.done?.version === version ? st.done.plan : undefined;
+    if (!plan && st.run?.version === version) plan = await st.run.promise.catch(() => undefined);
+    if (!plan || plan.tokenizer !== tokenizer || this.docs.get(doc.uri) !== st || doc.version !== version) return undefined;
+    return planTextTokens(plan, doc.getText());
   }
 
   /** `toon/fence-decode` diagnostics of the document's version, from its plan's slices (time-sliced). */

@@ -23,6 +23,7 @@ import { contextDiagnostics, type ContextDiagnostic, type InstructionCache } fro
 import { AGENT_NAMES, isContextCandidate, type AgentId, type AgentOptions, type LoadClass } from '../../core/context/agents';
 import { LineIndex } from '../../core/lineIndex';
 import { isMarkdownPath } from '../../core/files';
+import { markdownPlans } from '../markdown/plans';
 import { ChunkCounter, tokenizer, DEFAULT_TOKENIZER, isTokenizerName } from '../../core/tokens';
 import { EMPTY_CONFIG, isIgnored, type ToonLensConfig } from '../../core/config';
 import { ConfigLoader } from '../../node/config';
@@ -54,6 +55,8 @@ class FolderContext {
    * of a file's pieces, so an edit of a large agent file recounts only the pieces the edit touched.
    */
   private counter: { name: string; chunks: ChunkCounter; count: (text: string) => number } | undefined;
+  /** The open texts whose count their markdown plan gave, while a model is built (see compute). */
+  private planned: { text: string; tokens: number }[] = [];
   private readonly units: InstructionCache = new Map();
   private computed: { key: string; value: Computed } | undefined;
   private config: ToonLensConfig | undefined;
@@ -104,8 +107,9 @@ class FolderContext {
   }
 
   /** The open documents of this folder by path, and the memo key of the model they and the disk make. */
-  private openTexts(): { open: Map<string, string>; key: string } {
+  private openTexts(): { open: Map<string, string>; docs: Map<string, TextDocument>; key: string } {
     const open = new Map<string, string>();
+    const docs = new Map<string, TextDocument>();
     const versions: string[] = [];
     for (const doc of this.ctx.documents.all()) {
       const fs = this.ctx.fsPathOf(doc.uri);
@@ -114,9 +118,10 @@ class FolderContext {
       if (!rel || rel.startsWith('..') || nodePath.isAbsolute(rel)) continue;
       const p = rel.split(nodePath.sep).join('/');
       open.set(p, doc.getText());
+      docs.set(p, doc);
       versions.push(`${p}@${doc.version}`);
     }
-    return { open, key: `${this.generation}|${versions.sort().join(',')}` };
+    return { open, docs, key: `${this.generation}|${versions.sort().join(',')}` };
   }
 
   /**
@@ -144,7 +149,7 @@ class FolderContext {
   async compute(stop: () => Error | undefined = () => undefined): Promise<Computed> {
     const repo = await this.loadRepo();
     this.options = repo.options;
-    const { open, key } = this.openTexts();
+    const { open, docs, key } = this.openTexts();
     if (this.computed?.key === key) return this.computed.value;
     const files = repo.files.map((f) => ({ path: f.path, text: open.get(f.path) ?? f.text }));
     for (const [p, text] of open) if (!repo.files.some((f) => f.path === p) && isContextCandidate(p, repo.options)) files.push({ path: p, text });
@@ -153,12 +158,22 @@ class FolderContext {
     if (this.counter?.name !== name) {
       const chunks = new ChunkCounter(tokenizer(name));
       // One function per counter: the parsed files keep the counts of the function that made them.
-      this.counter = { name, chunks, count: (text) => chunks.count(text) };
+      this.counter = { name, chunks, count: (text) => this.planned.find((k) => k.text === text)?.tokens ?? chunks.count(text) };
     }
-    // The open texts' pieces are counted first, in turns (a large agent file is never one long count); the
-    // model's counts below then find them in the counter's memo.
+    // An open markdown file's plan has counted its slices for the lenses: where they stand for the whole text,
+    // their sum is the file's count. The other open texts' pieces are counted first, in turns (a large agent file
+    // is never one long count); the model's counts below then find them in the counter's memo.
     const { chunks, count } = this.counter;
-    for (const f of files) if (open.has(f.path)) await runSliced(chunks.warmSteps(f.text), stop);
+    const plans = markdownPlans(this.ctx);
+    const planned: { text: string; tokens: number }[] = [];
+    for (const f of files) {
+      const doc = docs.get(f.path);
+      if (!doc) continue;
+      const tokens = await plans.textTokens(doc, name);
+      if (tokens !== undefined && doc.getText() === f.text) planned.push({ text: f.text, tokens });
+      else await runSliced(chunks.warmSteps(f.text), stop);
+    }
+    this.planned = planned;
     const model = contextModel({
       files,
       allPaths: repo.allPaths,
@@ -173,6 +188,8 @@ class FolderContext {
       if (l) l.push(d);
       else byPath.set(d.path, [d]);
     }
+    // Only while this model is built: a closed document's text is not kept for a later count.
+    this.planned = [];
     const value = { model, byPath };
     this.computed = { key, value };
     return value;
