@@ -1,7 +1,7 @@
 /**
- * Against the built server over stdio: a section of tens of thousands of list items is worked on in many turns of the
- * time slicer, none of which is a large share of the whole (the test hooks record every turn), and a hover on
- * another document answers meanwhile.
+ * Against the built server over stdio: a section of tens of thousands of list items, and a document of thousands of
+ * sections repeating each other's rules, are worked on in many turns of the time slicer, none of which is a large
+ * share of the whole (the test hooks record every turn); a hover on another document answers meanwhile.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -43,6 +43,40 @@ test('one huge list section: no turn is a large share of its work; a hover answe
       shares.push(t.longest / t.total);
       lsp.close(heavy);
       lsp.close(other);
+    }
+    const least = Math.min(...shares);
+    assert.ok(least <= 0.12, `the longest turn was ${shares.map((s) => (100 * s).toFixed(0) + '%').join(', ')} of the sliced work`);
+  } finally {
+    lsp.kill();
+    await lsp.exited;
+  }
+});
+
+/** Sections that each repeat the same rules: every section's rules are duplicates of the first's. */
+function repeatedRules(sections: number): string {
+  let text = '# Rules\n\n';
+  for (let i = 0; i < sections; i++) {
+    text += `## Part ${i}\n\n- Always run the full test suite before you push a change to the main branch.\n- Never commit generated files or secrets to the repository, even in a draft branch.\n- Keep each pull request small and focused on one change so that it can be reviewed.\n\n`;
+  }
+  return text;
+}
+
+test('a document whose sections repeat each other: the duplicate findings are read in turns, not one', async () => {
+  const lsp = await LspHarness.start();
+  try {
+    await lsp.hover(lsp.open('warm.md', SMALL), { line: 0, character: 3 });
+    await lsp.waitIdle();
+    const shares: number[] = [];
+    for (const k of [0, 1]) {
+      await lsp.executeCommand(SLICE_TURNS_COMMAND, []);
+      const uri = lsp.open(k ? 'CLAUDE.md' : 'AGENTS.md', repeatedRules(6000 + k));
+      assert.ok(await lsp.codeLenses(uri));
+      await lsp.waitIdle(busy(120_000));
+      const t = (await lsp.executeCommand(SLICE_TURNS_COMMAND, [])) as TurnTrace;
+      const dups = (lsp.latestDiagnostics(uri) ?? []).filter((d) => d.code === 'toon/duplicate-rule').length;
+      assert.ok(dups > 0, 'the repeats are reported');
+      shares.push(t.longest / t.total);
+      lsp.close(uri);
     }
     const least = Math.min(...shares);
     assert.ok(least <= 0.12, `the longest turn was ${shares.map((s) => (100 * s).toFixed(0) + '%').join(', ')} of the sliced work`);

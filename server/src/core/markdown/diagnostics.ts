@@ -124,7 +124,7 @@ function* sectionWarningSteps(plan: PlanResult, text: string, fences: readonly F
   const dupShown = WARNING_DIAGNOSTICS.get(DUPLICATE_CODE);
   if (dupShown && shownHere(dupShown, agentFile, tokenNotes)) {
     yield;
-    const dups = plan.duplicates;
+    const dups = yield* plan.duplicateSteps();
     for (let i = 0; i < dups.length; i++) {
       const f = dups[i]!;
       const s = plan.sections[f.group];

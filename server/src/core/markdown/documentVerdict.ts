@@ -149,24 +149,66 @@ function docProfile(d: DocAnalysis, sourceType: SourceType): VerdictProfile {
 
 /** The document's repeated rules, each with the earlier one it repeats (rules read only for the slices that hold one). */
 export function docDuplicates(d: DocAnalysis): DuplicateFinding[] {
+  const steps = docDuplicateSteps(d);
+  let r = steps.next();
+  while (!r.done) r = steps.next();
+  return r.value;
+}
+
+/** What a duplicate finding reads of one rule of a slice: its unit (a flat copy of its text) and its key. */
+type FindingUnit = Pick<RuleRef, 'unit' | 'key'>;
+
+/**
+ * The units of each slice's rules that duplicate findings have read, by rule index, kept with the slice's analysis
+ * (which the engine cache reuses for an unchanged slice): after an edit only a slice whose rules were never read
+ * is parsed again. Flat copies of a few numbers and a text per unit; never the slice's detail.
+ */
+const findingUnits = new WeakMap<SliceAnalysis, Map<number, FindingUnit>>();
+
+function unitsOf(a: SliceAnalysis, wanted: readonly number[]): { units: Map<number, FindingUnit>; parsed: boolean } {
+  let units = findingUnits.get(a);
+  if (!units) findingUnits.set(a, (units = new Map()));
+  if (wanted.every((i) => units.has(i))) return { units, parsed: false };
+  // The slice's rules are parsed for this read and dropped with it.
+  const rules = rulesOf(a);
+  for (const i of wanted) {
+    if (units.has(i)) continue;
+    const r = rules[i]!;
+    const u = r.unit;
+    units.set(i, { key: r.key, unit: { text: detach(u.text), source: u.source, start: u.start, end: u.end, lineStart: u.lineStart, lineEnd: u.lineEnd } });
+  }
+  return { units, parsed: true };
+}
+
+/**
+ * {@link docDuplicates} as steps: a yield after each slice whose rules had to be parsed, so the first read of a
+ * large document's duplicates is many short turns of a time-sliced caller, and a later read parses only the
+ * slices an edit changed.
+ */
+export function* docDuplicateSteps(d: DocAnalysis): Generator<void, DuplicateFinding[], void> {
   const hits = findDuplicates(d.analyses.map((a) => a.dupKeys), d.duplicateMemo);
   if (hits.length === 0) return [];
-  // A slice's rules are parsed once for this call and dropped with it; the findings keep flat copies of their text.
-  const read = new Map<number, { rules: readonly RuleRef[]; charBase: number; lineBase: number; section: string }>();
-  const slice = (g: number) => {
-    let r = read.get(g);
-    if (!r) {
-      const a = d.analyses[g]!;
-      const s = d.slices[g]!;
-      read.set(g, (r = { rules: rulesOf(a), charBase: s.charStart, lineBase: s.lineStart - 1, section: a.section }));
-    }
-    return r;
+  const wanted = new Map<number, number[]>();
+  const want = (g: number, i: number) => {
+    const l = wanted.get(g);
+    if (l) l.push(i);
+    else wanted.set(g, [i]);
   };
-  return hits.map((h) => {
-    const f = duplicateFinding(h, slice);
-    f.evidence = detach(f.evidence);
-    return f;
-  });
+  for (const [g, i, fg, fi] of hits) {
+    want(g, i);
+    want(fg, fi);
+  }
+  const read = new Map<number, { rules: FindingUnit[]; charBase: number; lineBase: number; section: string }>();
+  for (const [g, indexes] of wanted) {
+    const a = d.analyses[g]!;
+    const s = d.slices[g]!;
+    const { units, parsed } = unitsOf(a, indexes);
+    const rules: FindingUnit[] = [];
+    for (const i of indexes) rules[i] = units.get(i)!;
+    read.set(g, { rules, charBase: s.charStart, lineBase: s.lineStart - 1, section: a.section });
+    if (parsed) yield;
+  }
+  return hits.map((h) => duplicateFinding(h, (g) => read.get(g)!));
 }
 
 /** Analysis warnings of the whole document, in whole-document coordinates. */

@@ -79,6 +79,8 @@ export interface PlanResult {
   tokens: { tokenizer: TokenizerName; estimator: string; source: number; hybrid: number; savings: number };
   /** Repeated rules across the whole text, each with the earlier one it repeats (the diagnostics' duplicate-rule), computed on first read. */
   readonly duplicates: DuplicateFinding[];
+  /** {@link duplicates} as steps (a yield after each slice whose rules are read), memoized with it. */
+  duplicateSteps(): Generator<void, DuplicateFinding[], void>;
 }
 
 /** How far a time-sliced plan has got: `done` of `total` steps (each slice is analysed, then measured). */

@@ -11,7 +11,7 @@ import { shiftWarning, type DuplicateFinding, type VerdictWarning } from './warn
 import type { BlockSummary, EngineOptions, PlanResult, SectionResult, TokenFigures } from './engineTypes';
 import type { BlockFence } from './blockConvert';
 import { optionsKey, tokenizerOf } from './engineOptions';
-import { docDuplicates, documentVerdict, type DocAnalysis } from './documentVerdict';
+import { docDuplicates, docDuplicateSteps, documentVerdict, type DocAnalysis } from './documentVerdict';
 import { blocksOf, candidateOf, figuresOf, segmentOf, standaloneSection, verdictOf, type StandaloneSection } from './sectionMeasure';
 
 function shiftVerdict(v: VerdictV1, s: Slice): VerdictV1 {
@@ -195,7 +195,7 @@ export function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: rea
   // The whole-document verdict (its composed candidate, cross-section duplicates) and the hybrid text are
   // built on first read (enumerable accessors, memoized): lenses, diagnostics and the status bar read only
   // the sections and contextPlan, so an edit does not re-compose the whole document for them.
-  return {
+  const result = {
     get verdict(): VerdictV1 {
       return (verdict ??= withFields(documentVerdict(d, lossOpts, false), { schema_version: '1.1', context_plan: plan }));
     },
@@ -212,4 +212,16 @@ export function buildPlan(d: DocAnalysis, opts: EngineOptions, standalones?: rea
       return (duplicates ??= docDuplicates(d));
     },
   };
+  // Not enumerable: a plan compares (and serializes) by its data, not by a function of its own.
+  Object.defineProperty(result, 'duplicateSteps', {
+    enumerable: false,
+    *value(): Generator<void, DuplicateFinding[], void> {
+      if (duplicates === undefined) {
+        const found = yield* docDuplicateSteps(d);
+        duplicates ??= found;
+      }
+      return duplicates;
+    },
+  });
+  return result as PlanResult;
 }

@@ -273,7 +273,7 @@ export interface DuplicateFinding {
 }
 
 /** A duplicate hit with its units read from their slices' rules (a slice's rules, its offsets and name). */
-export function duplicateFinding([g, i, fg, fi]: DuplicateHit, slice: (group: number) => { rules: readonly RuleRef[]; charBase: number; lineBase: number; section: string }): DuplicateFinding {
+export function duplicateFinding([g, i, fg, fi]: DuplicateHit, slice: (group: number) => { rules: readonly Pick<RuleRef, 'unit' | 'key'>[]; charBase: number; lineBase: number; section: string }): DuplicateFinding {
   const a = slice(g);
   const b = fg === g ? a : slice(fg);
   const r = a.rules[i]!;
