@@ -3,7 +3,7 @@
  * `node --cpu-prof`, and prints the top self-time functions.
  *
  *   node --import tsx bench/profile.ts report|plan|producer|markdown|edit [iterations]
- * With PROFILE_REAL=1, `markdown` and `edit` run on the real 1 MB markdown (the producer corpus repeated).
+ * With PROFILE_REAL=1, `markdown` and `edit` run on the real markdown document (the producer corpus repeated) instead of the generated one.
  */
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
