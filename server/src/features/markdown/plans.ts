@@ -238,16 +238,16 @@ export class MarkdownPlans {
   }
 
   /**
-   * The token count of `doc`'s current text under `tokenizer`, read off its plan when that plan is known or being
-   * made (awaited then) and stands for the whole text (planTextTokens); undefined when there is none, it
-   * failed or was superseded, or it counted with another tokenizer. Never starts a plan.
+   * The token count of `doc`'s current text under `tokenizer`, read off its plan when that plan is known (or, with
+   * `waitForRun`, being made: awaited then) and stands for the whole text (planTextTokens); undefined when there is
+   * none, it failed or was superseded, or it counted with another tokenizer. Never starts a plan.
    */
-  async textTokens(doc: TextDocument, tokenizer: TokenizerName): Promise<number | undefined> {
+  async textTokens(doc: TextDocument, tokenizer: TokenizerName, waitForRun: boolean): Promise<number | undefined> {
     const st = this.docs.get(doc.uri);
     const version = doc.version;
     if (!st) return undefined;
     let plan = st.done?.version === version ? st.done.plan : undefined;
-    if (!plan && st.run?.version === version) plan = await st.run.promise.catch(() => undefined);
+    if (!plan && waitForRun && st.run?.version === version) plan = await st.run.promise.catch(() => undefined);
     if (!plan || plan.tokenizer !== tokenizer || this.docs.get(doc.uri) !== st || doc.version !== version) return undefined;
     return planTextTokens(plan, doc.getText());
   }

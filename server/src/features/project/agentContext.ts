@@ -144,9 +144,11 @@ class FolderContext {
 
   /**
    * The model with the open documents' texts over the disk's. `stop` is asked between turns of the counting (a
-   * diagnostics pass for a version already replaced gives up there: the next version's pass computes).
+   * diagnostics pass for a version already replaced gives up there: the next version's pass computes). With
+   * `waitForPlans` (the diagnostics pass, which no request waits for) an open file's markdown plan under way is
+   * awaited for its count; a request counts the file itself rather than wait for a large document's plan.
    */
-  async compute(stop: () => Error | undefined = () => undefined): Promise<Computed> {
+  async compute(stop: () => Error | undefined = () => undefined, waitForPlans = false): Promise<Computed> {
     const repo = await this.loadRepo();
     this.options = repo.options;
     const { open, docs, key } = this.openTexts();
@@ -169,7 +171,7 @@ class FolderContext {
     for (const f of files) {
       const doc = docs.get(f.path);
       if (!doc) continue;
-      const tokens = await plans.textTokens(doc, name);
+      const tokens = await plans.textTokens(doc, name, waitForPlans);
       if (tokens !== undefined && doc.getText() === f.text) planned.push({ text: f.text, tokens });
       else await runSliced(chunks.warmSteps(f.text), stop);
     }
@@ -328,7 +330,7 @@ export const agentContextFeature: FeatureModule = {
             const open = ctx.documents.get(doc.uri);
             return open && open.version !== doc.version ? contentModified() : undefined;
           };
-          const computed = await serverWork.track(at.folder.compute(superseded));
+          const computed = await serverWork.track(at.folder.compute(superseded, true));
           const { model, byPath } = computed;
           refreshStaleLenses(at.folder, computed);
           const mine = byPath.get(at.rel) ?? [];
